@@ -1,0 +1,21 @@
+// Lints spec/asyncapi.yaml with the AsyncAPI parser (its schema validation plus its Spectral ruleset).
+// Prints every diagnostic; exits 1 when any has error severity, so `npm run lint:spec` fails on them.
+import { readFileSync } from 'node:fs';
+import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
+
+const file = process.argv[2] ?? 'spec/asyncapi.yaml';
+const SEVERITY: Record<number, string> = {
+  [DiagnosticSeverity.Error]: 'error',
+  [DiagnosticSeverity.Warning]: 'warning',
+  [DiagnosticSeverity.Information]: 'info',
+  [DiagnosticSeverity.Hint]: 'hint',
+};
+
+const { diagnostics } = await new Parser().parse(readFileSync(file, 'utf8'), { source: file });
+for (const d of diagnostics) {
+  const where = d.path.length > 0 ? d.path.join('.') : '(document)';
+  console.log(`${file}:${d.range.start.line + 1} ${SEVERITY[d.severity] ?? d.severity} ${d.code} at ${where}: ${d.message}`);
+}
+const errors = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).length;
+console.log(`${file}: ${errors} errors, ${diagnostics.length - errors} other diagnostics`);
+process.exit(errors > 0 ? 1 : 0);

@@ -1,0 +1,233 @@
+// The signaling contract: every example of spec/asyncapi.yaml passes the generated validator of its
+// message, malformed frames fail, and every namespace, command, event and error code that the
+// interface and design.md §6 name is in the contract.
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
+import { describe, expect, it } from 'vitest';
+import type { ValidateFunction } from 'ajv';
+import * as generated from '../../generated/signaling/validators.js';
+import {
+  commandValidators,
+  eventValidators,
+  validateClientEnvelope,
+  validateHandshakeError,
+  validateServerEnvelope,
+  validate_control_error,
+  validate_control_join,
+  validate_echo_reply,
+  validate_echo_request,
+  validate_moderation_error,
+  validate_timer_error,
+  validate_timer_start,
+  validate_timer_started,
+  validate_timer_stopped,
+} from '../../generated/signaling/validators.js';
+
+const SPEC_URL = new URL('../../spec/asyncapi.yaml', import.meta.url);
+const spec = parse(readFileSync(SPEC_URL, 'utf8')) as {
+  operations: Record<string, { action: 'send' | 'receive'; messages: { $ref: string }[] }>;
+  components: {
+    messages: Record<string, { examples?: { name?: string; payload: any }[] }>;
+    schemas: Record<string, { examples?: unknown[] }>;
+  };
+};
+
+/** What the interface (§6) and design.md §6 name; the contract may have more, never less. */
+const REQUIRED = {
+  commands: {
+    control: ['join', 'enter_room'],
+    echo: ['*'],
+    moderation: ['accept'],
+    timer: ['start', 'stop', 'update_ready_status'],
+  },
+  events: {
+    control: ['join_success', 'joined', 'left', 'update', 'join_blocked', 'error'],
+    echo: ['*'],
+    moderation: ['in_waiting_room', 'joined_waiting_room', 'left_waiting_room', 'accepted', 'error'],
+    timer: ['started', 'stopped', 'updated_ready_status', 'error'],
+  },
+} as const;
+
+const ERROR_CODES = {
+  control: [
+    'invalid_json',
+    'invalid_message',
+    'invalid_namespace',
+    'message_too_large',
+    'already_joined',
+    'not_yet_joined',
+    'invalid_username',
+    'not_accepted_or_not_in_waiting_room',
+    'internal_error',
+  ],
+  moderation: ['insufficient_permissions', 'not_in_waiting_room'],
+  timer: ['insufficient_permissions', 'invalid_duration', 'timer_already_running'],
+} as const;
+
+const validatorsByName = generated as unknown as Record<string, ValidateFunction | undefined>;
+const TS = '2026-05-04T09:30:00.000Z';
+const TIMER_ID = '3b241101-e2bb-4255-8caf-4136c566a962';
+const PARTICIPANT_ID = '7c9e6679-7425-40de-944b-e07fc1f90ae7';
+
+/** Message id → 'receive' (client command) or 'send' (server event), from the operations. */
+const directionOf = new Map<string, 'send' | 'receive'>();
+for (const op of Object.values(spec.operations)) {
+  for (const { $ref } of op.messages) directionOf.set($ref.split('/').pop()!, op.action);
+}
+
+const examples = Object.entries(spec.components.messages).flatMap(([id, message]) =>
+  (message.examples ?? []).map((example, i) => ({ id, name: example.name ?? String(i), payload: example.payload })),
+);
+
+function expectValid(validate: ValidateFunction, frame: unknown) {
+  const ok = validate(frame);
+  expect(ok, JSON.stringify(validate.errors)).toBe(true);
+}
+
+describe('examples of spec/asyncapi.yaml', () => {
+  it('every message has at least one example and sits in an operation', () => {
+    for (const [id, message] of Object.entries(spec.components.messages)) {
+      expect(message.examples?.length ?? 0, `${id} has no example`).toBeGreaterThan(0);
+      expect(directionOf.get(id), `${id} is in no operation`).toBeDefined();
+    }
+  });
+
+  it.each(examples)('$id example $name validates against its message schema', ({ id, payload }) => {
+    const validate = validatorsByName[`validate_${id.replace('.', '_')}`];
+    expect(validate, `no generated validator for ${id}`).toBeTypeOf('function');
+    expectValid(validate!, payload);
+
+    // …and is found through the lookup table the server dispatches on, after the envelope check.
+    const isCommand = directionOf.get(id) === 'receive';
+    expectValid(isCommand ? validateClientEnvelope : validateServerEnvelope, payload);
+    const table = isCommand ? commandValidators : eventValidators;
+    const tag = isCommand ? payload.payload.action : (payload.payload.message ?? payload.payload.action);
+    const byTag = table[payload.namespace];
+    expect(byTag?.[tag] ?? byTag?.['*']).toBe(validate);
+  });
+
+  it('the handshake error body example validates', () => {
+    const bodies = spec.components.schemas.ErrorBody?.examples ?? [];
+    expect(bodies.length).toBeGreaterThan(0);
+    for (const body of bodies) expectValid(validateHandshakeError, body);
+  });
+});
+
+describe('every namespace, command and event the interface names is in the contract', () => {
+  for (const [kind, table] of [
+    ['commands', commandValidators],
+    ['events', eventValidators],
+  ] as const) {
+    for (const [namespace, names] of Object.entries(REQUIRED[kind])) {
+      it(`${kind} of ${namespace}: ${names.join(', ')}`, () => {
+        for (const name of names) expect(table[namespace]?.[name], `${namespace} ${name}`).toBeTypeOf('function');
+      });
+    }
+  }
+
+  it('each error event accepts exactly its codes', () => {
+    const validators = { control: validate_control_error, moderation: validate_moderation_error, timer: validate_timer_error };
+    for (const [namespace, codes] of Object.entries(ERROR_CODES)) {
+      const validate = validators[namespace as keyof typeof validators];
+      for (const error of codes) expectValid(validate, { namespace, timestamp: TS, payload: { message: 'error', error } });
+      expect(validate({ namespace, timestamp: TS, payload: { message: 'error', error: 'no_such_code' } })).toBe(false);
+    }
+  });
+});
+
+describe('malformed frames fail', () => {
+  const start = { action: 'start', kind: 'countdown', duration: 60, enable_ready_check: false };
+
+  it('a frame without namespace', () => {
+    const frame = { payload: { action: 'join', display_name: 'Alice' } };
+    expect(validateClientEnvelope(frame)).toBe(false);
+    expect(validate_control_join(frame)).toBe(false);
+  });
+
+  it('a frame whose payload has no action', () => {
+    expect(validateClientEnvelope({ namespace: 'timer', payload: { kind: 'countdown' } })).toBe(false);
+    expect(validateClientEnvelope({ namespace: 'timer', payload: 'start' })).toBe(false);
+  });
+
+  it('timer start without kind, or without enable_ready_check', () => {
+    const { kind: _kind, ...noKind } = start;
+    expect(validate_timer_start({ namespace: 'timer', payload: noKind })).toBe(false);
+    expect(validate_timer_start.errors?.[0]).toMatchObject({ instancePath: '/payload', params: { missingProperty: 'kind' } });
+    const { enable_ready_check: _ready, ...noReady } = start;
+    expect(validate_timer_start({ namespace: 'timer', payload: noReady })).toBe(false);
+  });
+
+  it('timer start: a non-number duration fails the schema; numeric but invalid ones reach the module', () => {
+    expect(validate_timer_start({ namespace: 'timer', payload: { ...start, duration: '60' } })).toBe(false);
+    for (const duration of [0, -5, 1.5]) expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, duration } });
+    expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, kind: 'stopwatch', duration: undefined } });
+  });
+
+  it('commands ignore unknown fields; events allow none', () => {
+    expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, colour: 'red' }, trace: 1 });
+    const started = {
+      namespace: 'timer',
+      timestamp: TS,
+      payload: { message: 'started', timer_id: TIMER_ID, kind: 'stopwatch', started_at: TS, ready_check_enabled: false },
+    };
+    expectValid(validate_timer_started, started);
+    expect(validate_timer_started({ ...started, payload: { ...started.payload, extra: true } })).toBe(false);
+    expect(validate_timer_started({ ...started, extra: true })).toBe(false);
+    expect(validateServerEnvelope({ ...started, extra: true })).toBe(false);
+  });
+
+  it('server events need a date-time timestamp', () => {
+    const frame = { namespace: 'timer', payload: { message: 'error', error: 'invalid_duration' } };
+    expect(validate_timer_error(frame)).toBe(false);
+    expect(validate_timer_error({ ...frame, timestamp: 'yesterday' })).toBe(false);
+    expect(validateServerEnvelope(frame)).toBe(false);
+  });
+
+  it('timer started: ends_at exactly for countdowns', () => {
+    const base = { message: 'started', timer_id: TIMER_ID, started_at: TS, ready_check_enabled: true };
+    expect(validate_timer_started({ namespace: 'timer', timestamp: TS, payload: { ...base, kind: 'countdown' } })).toBe(false);
+    expect(validate_timer_started({ namespace: 'timer', timestamp: TS, payload: { ...base, kind: 'stopwatch', ends_at: TS } })).toBe(false);
+  });
+
+  it('timer stopped: participant_id with by_moderator only', () => {
+    const stopped = (payload: object) =>
+      validate_timer_stopped({ namespace: 'timer', timestamp: TS, payload: { message: 'stopped', timer_id: TIMER_ID, ...payload } });
+    expect(stopped({ kind: 'by_moderator' })).toBe(false);
+    expect(stopped({ kind: 'expired', participant_id: PARTICIPANT_ID })).toBe(false);
+    expect(stopped({ kind: 'creator_left', reason: 'bye' })).toBe(false);
+    expect(stopped({ kind: 'by_moderator', participant_id: PARTICIPANT_ID })).toBe(true);
+  });
+
+  it('join: display_name of 1 to 100 characters', () => {
+    const join = (display_name: unknown) => validate_control_join({ namespace: 'control', payload: { action: 'join', display_name } });
+    expect(join('')).toBe(false);
+    expect(join('x'.repeat(101))).toBe(false);
+    expect(join(42)).toBe(false);
+    expect(join('x'.repeat(100))).toBe(true);
+  });
+
+  it('a frame of one namespace does not pass another namespace’s validator', () => {
+    expect(validate_control_join({ namespace: 'timer', payload: { action: 'join', display_name: 'Alice' } })).toBe(false);
+  });
+
+  it('echo carries any action and any fields, both ways', () => {
+    expectValid(validate_echo_request, { namespace: 'echo', payload: { action: 'anything', n: [1, 2] } });
+    expectValid(validate_echo_reply, { namespace: 'echo', timestamp: TS, payload: { action: 'anything', n: [1, 2] } });
+    expect(validate_echo_reply({ namespace: 'echo', timestamp: TS, payload: { message: 'ping' } })).toBe(false);
+  });
+
+  it('the lookup tables find nothing through the object prototype', () => {
+    for (const name of ['constructor', '__proto__', 'toString', 'hasOwnProperty']) {
+      expect(commandValidators[name]).toBeUndefined();
+      expect(eventValidators[name]).toBeUndefined();
+      expect(commandValidators.timer?.[name]).toBeUndefined();
+    }
+  });
+});
+
+describe('generated/signaling files', () => {
+  it.each(['validators.js', 'validators.d.ts', 'types.ts'])('%s starts with the generated-file line', (file) => {
+    const text = readFileSync(new URL(`../../generated/signaling/${file}`, import.meta.url), 'utf8');
+    expect(text.split('\n', 1)[0]).toBe('// Generated by scripts/generate.ts from spec/asyncapi.yaml. Do not edit.');
+  });
+});
