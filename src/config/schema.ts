@@ -1,0 +1,217 @@
+/**
+ * The configuration's shape: one JSON schema (validated by ajv at start, with `useDefaults` filling
+ * the defaults) and the `Config` type the rest of the service codes against. The type is written out
+ * for readers and checked against the schema at compile time (`SchemaMatchesConfig` below), so the
+ * two cannot drift apart.
+ *
+ * Every object is closed (`additionalProperties: false`): an unknown key is a typo, and a typo must
+ * stop the service instead of being ignored. A key with a `default` is always present after loading;
+ * a key without one is optional.
+ */
+
+export interface TariffDefinition {
+  /** Quota name → value, e.g. `max_storage` (bytes), `room_participant_limit`, `room_time_limit_secs`. */
+  quotas: Record<string, number>;
+  /** Signaling module namespaces this tariff switches off. */
+  disabled_modules: string[];
+  /** Features switched off, as `<module>::<feature>`. */
+  disabled_features: string[];
+}
+
+export interface TurnServer {
+  uris: string[];
+  /** The TURN server's static-auth-secret (TURN REST API credentials). */
+  shared_secret: string;
+}
+
+export interface Config {
+  http: { host: string; port: number; public_url?: string; body_limit_bytes: number; trust_proxy: boolean };
+  database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number };
+  redis: { url?: string };
+  oidc: {
+    issuer?: string;
+    client_id: string;
+    audience?: string;
+    service_roles_claim: string;
+    call_in_role: string;
+    provider_name: string;
+    admin_api_url?: string;
+    admin_client_id?: string;
+    admin_client_secret?: string;
+    /** Token endpoint for the admin client; default `<issuer>/protocol/openid-connect/token` (Keycloak). */
+    admin_token_url?: string;
+  };
+  /** The embedded development identity provider; only when no issuer is set and NODE_ENV !== 'production'. */
+  dev: { identity_provider: boolean };
+  call_in: { tel?: string; uri?: string };
+  turn: { lifetime: number; servers: TurnServer[] };
+  endpoints: {
+    disable_users_find: boolean;
+    users_find_use_kc: boolean;
+    event_invite_external_email_address: boolean;
+    disallow_custom_display_name: boolean;
+  };
+  tariffs: { default: string; claim?: string; definitions: Record<string, TariffDefinition> };
+  signaling: { protocols: string[] };
+  /** `["*"]` allows any origin. */
+  cors: { origins: string[] };
+  logging: { level: string };
+  users: { default_language: string; avatar_base_url: string; find_limit: number };
+  /** Uploaded room assets; `dir` defaults to `<database.data_dir>/assets`. */
+  assets: { max_upload_bytes: number; dir?: string };
+  /** Outgoing e-mail; without `url` the outbox is kept and nothing is sent. */
+  smtp: { url?: string; from: string };
+}
+
+/** An object section: closed, and present (`{}`, then filled with its defaults) even when not configured. */
+function section<const P extends Record<string, object>>(properties: P) {
+  return { type: 'object', additionalProperties: false, default: {}, properties } as const;
+}
+
+const tariffDefinitionSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    quotas: {
+      type: 'object',
+      // the interface's unsigned 32-bit quota values
+      additionalProperties: { type: 'integer', minimum: 0, maximum: 4294967295 },
+      default: {},
+    },
+    disabled_modules: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+    disabled_features: { type: 'array', items: { type: 'string', minLength: 1 }, default: [] },
+  },
+} as const;
+
+export const DEFAULT_SIGNALING_PROTOCOLS = [
+  'service-signaling-json-v1.0',
+  'opentalk-signaling-json-v1.0',
+  'k3k-signaling-json-v1.0',
+] as const;
+
+export const configSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    http: section({
+      host: { type: 'string', minLength: 1, default: '0.0.0.0' },
+      // 0 lets the operating system pick a free port (tests)
+      port: { type: 'integer', minimum: 0, maximum: 65535, default: 11311 },
+      public_url: { type: 'string', format: 'uri' },
+      body_limit_bytes: { type: 'integer', minimum: 1, default: 1048576 },
+      trust_proxy: { type: 'boolean', default: false },
+    }),
+    database: section({
+      url: { type: 'string', minLength: 1 },
+      data_dir: { type: 'string', minLength: 1, default: './data' },
+      in_memory: { type: 'boolean', default: false },
+      max_connections: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+    }),
+    redis: section({
+      url: { type: 'string', minLength: 1 },
+    }),
+    oidc: section({
+      issuer: { type: 'string', format: 'uri' },
+      client_id: { type: 'string', minLength: 1, default: 'convene' },
+      audience: { type: 'string', minLength: 1 },
+      service_roles_claim: { type: 'string', minLength: 1, default: 'realm_access.roles' },
+      call_in_role: { type: 'string', minLength: 1, default: 'call-in' },
+      provider_name: { type: 'string', minLength: 1, default: 'default' },
+      admin_api_url: { type: 'string', format: 'uri' },
+      admin_client_id: { type: 'string', minLength: 1 },
+      admin_client_secret: { type: 'string', minLength: 1 },
+      admin_token_url: { type: 'string', format: 'uri' },
+    }),
+    dev: section({
+      identity_provider: { type: 'boolean', default: true },
+    }),
+    call_in: section({
+      tel: { type: 'string', minLength: 1 },
+      uri: { type: 'string', minLength: 1 },
+    }),
+    turn: section({
+      lifetime: { type: 'integer', minimum: 1, default: 86400 },
+      servers: {
+        type: 'array',
+        default: [],
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['uris', 'shared_secret'],
+          properties: {
+            uris: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+            shared_secret: { type: 'string', minLength: 1 },
+          },
+        },
+      },
+    }),
+    endpoints: section({
+      disable_users_find: { type: 'boolean', default: false },
+      users_find_use_kc: { type: 'boolean', default: false },
+      event_invite_external_email_address: { type: 'boolean', default: false },
+      disallow_custom_display_name: { type: 'boolean', default: false },
+    }),
+    tariffs: section({
+      default: { type: 'string', minLength: 1, default: 'default' },
+      claim: { type: 'string', minLength: 1 },
+      definitions: {
+        type: 'object',
+        additionalProperties: tariffDefinitionSchema,
+        default: { default: { quotas: {}, disabled_modules: [], disabled_features: [] } },
+      },
+    }),
+    signaling: section({
+      protocols: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, default: DEFAULT_SIGNALING_PROTOCOLS },
+    }),
+    cors: section({
+      origins: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, default: ['*'] },
+    }),
+    logging: section({
+      level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+    }),
+    users: section({
+      default_language: { type: 'string', minLength: 1, maxLength: 35, default: 'en-US' },
+      avatar_base_url: { type: 'string', format: 'uri', default: 'https://seccdn.libravatar.org/avatar/' },
+      find_limit: { type: 'integer', minimum: 1, maximum: 100, default: 20 },
+    }),
+    assets: section({
+      max_upload_bytes: { type: 'integer', minimum: 1, default: 104857600 },
+      dir: { type: 'string', minLength: 1 },
+    }),
+    smtp: section({
+      url: { type: 'string', minLength: 1 },
+      from: { type: 'string', minLength: 1, default: 'Convene <convene@localhost>' },
+    }),
+  },
+} as const;
+
+// ---- compile-time check that the schema describes exactly `Config` ----
+
+type Simplify<T> = { [K in keyof T]: T[K] } & {};
+type IsRequired<S, K> = S extends { required: readonly (infer R)[] } ? (K extends R ? true : false) : false;
+type ObjectFrom<S, P> = Simplify<
+  { -readonly [K in keyof P as IsRequired<S, K> extends true ? K : P[K] extends { default: unknown } ? K : never]: FromSchema<P[K]> } & {
+    -readonly [K in keyof P as IsRequired<S, K> extends true ? never : P[K] extends { default: unknown } ? never : K]?: FromSchema<P[K]>;
+  }
+>;
+/** The value type a (defaults-applied) schema admits, for the keywords this file uses. */
+type FromSchema<S> = S extends { type: 'string' }
+  ? string
+  : S extends { type: 'integer' | 'number' }
+    ? number
+    : S extends { type: 'boolean' }
+      ? boolean
+      : S extends { type: 'array'; items: infer I }
+        ? FromSchema<I>[]
+        : S extends { type: 'object'; properties: infer P }
+          ? ObjectFrom<S, P>
+          : S extends { type: 'object'; additionalProperties: infer A extends object }
+            ? Record<string, FromSchema<A>>
+            : never;
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+type DeepNormalize<T> = T extends (infer E)[] ? DeepNormalize<E>[] : T extends object ? { [K in keyof T]: DeepNormalize<T[K]> } : T;
+
+type Assert<T extends true> = T;
+
+/** Fails to compile when `Config` and `configSchema` disagree on any key, type or optionality. */
+export type SchemaMatchesConfig = Assert<Equals<DeepNormalize<Config>, DeepNormalize<FromSchema<typeof configSchema>>>>;

@@ -1,0 +1,215 @@
+/**
+ * Opens the database: Kysely over a `pg` pool when a URL is configured, otherwise over embedded
+ * PGlite, persisted under `<data_dir>/pglite` (or in memory). Both return the same value types (the
+ * parsers below), so code and tests cannot tell them apart.
+ *
+ * PGlite is one session: `kysely-pglite-dialect` hands it to one query or transaction at a time
+ * (toolchain gotcha 19: without that, a write from outside an open transaction ran inside it and
+ * was rolled back with it). The flip side: inside `db.transaction().execute(trx => …)` use `trx`
+ * only — a query on `db` there waits for the transaction to end, which never comes.
+ */
+import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
+import { join, resolve } from 'node:path';
+import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { Kysely, PostgresDialect } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+
+import type { Config } from '../config/schema.js';
+import type { DB } from './schema.js';
+
+export interface Database {
+  db: Kysely<DB>;
+  dialect: 'postgres' | 'pglite';
+  /** Ends the pool or closes PGlite (and releases the data directory). Safe to call twice. */
+  close(): Promise<void>;
+}
+
+export interface OpenDatabaseOptions {
+  /** Errors of idle pool connections (server restarted, network gone); the next query reconnects. */
+  onIdleError?: (err: Error) => void;
+}
+
+const OID = { INT8: 20, DATE: 1082, INTERVAL: 1186 } as const;
+
+/** int8 (bigint columns, count(*)) as a number when it fits one exactly, else as its decimal text. */
+function parseInt8(text: string): number | string {
+  const value = Number(text);
+  return Number.isSafeInteger(value) ? value : text;
+}
+
+/**
+ * Where pg and PGlite differ by default (toolchain §4.5, gotchas 22–23): int8 (string vs number),
+ * date (local vs UTC midnight, depending on the process TZ) and interval (object vs string).
+ */
+export const typeParsers: Record<number, (text: string) => unknown> = {
+  [OID.INT8]: parseInt8,
+  [OID.DATE]: (text) => text,
+  [OID.INTERVAL]: (text) => text,
+};
+
+export async function openDatabase(cfg: Config['database'], options: OpenDatabaseOptions = {}): Promise<Database> {
+  if (cfg.url) return openPostgres(cfg.url, cfg.max_connections, options);
+  if (cfg.in_memory) return pgliteDatabase(await createPGlite());
+
+  const lock = lockDataDir(cfg.data_dir);
+  try {
+    const dataDir = join(cfg.data_dir, 'pglite');
+    mkdirSync(dataDir, { recursive: true });
+    return pgliteDatabase(await createPGlite({ dataDir }), async () => lock.release());
+  } catch (err) {
+    lock.release();
+    throw err;
+  }
+}
+
+function openPostgres(url: string, max: number, options: OpenDatabaseOptions): Database {
+  const pool = new pg.Pool({
+    connectionString: url,
+    max,
+    // a server that does not answer (rather than refusing) fails requests instead of hanging them
+    connectionTimeoutMillis: 10_000,
+    types: {
+      getTypeParser: ((oid: number, format?: string) =>
+        (format ?? 'text') === 'text' && typeParsers[oid]
+          ? typeParsers[oid]
+          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    },
+  });
+  // Without a listener an idle client's error (e.g. the server restarting) would crash the process.
+  pool.on('error', (err) => options.onIdleError?.(err));
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
+  return { db, dialect: 'postgres', close: once(() => db.destroy()) };
+}
+
+/** A PGlite instance with Convene's type parsers; in memory unless `dataDir` is given. */
+export function createPGlite(options: PGliteOptions = {}): Promise<PGlite> {
+  return PGlite.create({ ...options, parsers: { ...typeParsers, ...options.parsers } });
+}
+
+/** Wraps a PGlite instance (made by `createPGlite`); closing it closes the instance, then runs `onClose`. */
+export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): Database {
+  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  return {
+    db,
+    dialect: 'pglite',
+    close: once(async () => {
+      try {
+        await db.destroy();
+        // Kysely only closes a driver it has used; an instance that never ran a query stays open
+        if (!pglite.closed) await pglite.close();
+      } finally {
+        await onClose?.();
+      }
+    }),
+  };
+}
+
+/**
+ * PGlite has no lock of its own (gotcha 21): two processes on one data directory (`npm start` twice,
+ * the server and `npm run migrate`) would both write to it. `<data_dir>/.lock` holds the owner's pid,
+ * created with O_EXCL. A lock whose process is gone is stale and taken over; so is one holding our
+ * own pid that this process does not hold (a restarted container's pid 1).
+ */
+const heldLocks = new Set<string>();
+
+export class DataDirLockedError extends Error {
+  constructor(dataDir: string, holder: string) {
+    super(`the data directory ${dataDir} is in use by ${holder}; stop it, or delete ${join(dataDir, '.lock')} if it is gone`);
+    this.name = 'DataDirLockedError';
+  }
+}
+
+function lockDataDir(dataDir: string): { release(): void } {
+  mkdirSync(dataDir, { recursive: true });
+  const path = resolve(dataDir, '.lock');
+  if (heldLocks.has(path)) throw new DataDirLockedError(dataDir, 'this process');
+  for (let attempt = 0; attempt < 2; attempt++) {
+    let fd: number;
+    try {
+      fd = openSync(path, 'wx');
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+      const holder = lockHolder(path);
+      if (holder !== undefined && holder !== process.pid && isAlive(holder)) {
+        throw new DataDirLockedError(dataDir, `process ${holder}`);
+      }
+      removeFile(path);
+      continue;
+    }
+    writeSync(fd, `${process.pid}\n`);
+    closeSync(fd);
+    heldLocks.add(path);
+    const release = () => {
+      process.off('exit', release);
+      if (!heldLocks.delete(path)) return;
+      if (lockHolder(path) === process.pid) removeFile(path);
+    };
+    process.on('exit', release);
+    return { release };
+  }
+  throw new DataDirLockedError(dataDir, 'another process that started at the same time');
+}
+
+function lockHolder(path: string): number | undefined {
+  try {
+    const pid = Number.parseInt(readFileSync(path, 'utf8'), 10);
+    return Number.isSafeInteger(pid) && pid > 0 ? pid : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+function removeFile(path: string): void {
+  try {
+    unlinkSync(path);
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'ENOENT') throw err;
+  }
+}
+
+const once = (fn: () => Promise<void>): (() => Promise<void>) => {
+  let closing: Promise<void> | undefined;
+  return () => (closing ??= fn());
+};
+
+const NETWORK_ERRORS = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ECONNABORTED',
+  'EPIPE',
+  'ETIMEDOUT',
+  'EHOSTUNREACH',
+  'ENETUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+]);
+/** SQLSTATEs of a server that is going away or cannot take us: admin/crash shutdown, starting up, too many connections. */
+const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
+const UNAVAILABLE_MESSAGES =
+  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Cannot use a pool after calling end|PGlite is closed|driver has already been destroyed/i;
+
+/**
+ * Whether an error means "the database cannot be reached" (answer 503 and let the client retry)
+ * rather than "this query is wrong". Looks through `cause` and AggregateError's `errors` (a refused
+ * connection to a host with both IPv4 and IPv6 addresses is one).
+ */
+export function isDatabaseDown(err: unknown, depth = 0): boolean {
+  if (typeof err !== 'object' || err === null || depth > 5) return false;
+  const { code, message, cause, errors } = err as { code?: unknown; message?: unknown; cause?: unknown; errors?: unknown };
+  if (typeof code === 'string' && (NETWORK_ERRORS.has(code) || UNAVAILABLE_STATES.has(code) || code.startsWith('08'))) {
+    return true;
+  }
+  if (typeof message === 'string' && UNAVAILABLE_MESSAGES.test(message)) return true;
+  if (Array.isArray(errors) && errors.some((inner) => isDatabaseDown(inner, depth + 1))) return true;
+  return isDatabaseDown(cause, depth + 1);
+}

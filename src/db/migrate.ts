@@ -1,0 +1,27 @@
+/**
+ * Runs the migrations of `./migrations/` with Kysely's Migrator. They are imported statically (not
+ * found by reading the directory), so the same code works under tsx, vitest and from the compiled
+ * `dist/`. A new migration is a new file there plus one line in `migrations` below; a test checks
+ * that every file is listed.
+ */
+import type { Kysely } from 'kysely';
+import { Migrator, type Migration } from 'kysely/migration';
+
+import * as initial from './migrations/2026_11_21_0001_initial.js';
+
+/** By name; names sort in the order they apply. */
+export const migrations: Readonly<Record<string, Migration>> = {
+  '2026_11_21_0001_initial': initial,
+};
+
+/** Applies every pending migration (in one transaction, under Kysely's migration lock); returns their names. */
+export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  const { error, results = [] } = await migrator.migrateToLatest();
+  if (error) {
+    const failed = results.find((result) => result.status === 'Error')?.migrationName;
+    const reason = error instanceof Error ? error.message : String(error);
+    throw new Error(`database migration${failed ? ` ${failed}` : 's'} failed: ${reason}`, { cause: error });
+  }
+  return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}

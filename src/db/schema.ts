@@ -1,0 +1,265 @@
+/**
+ * The database as Kysely sees it: one interface per table of the migrations (`./migrations/`), and
+ * per table the row types the repositories use: `XRow` (what a select returns), `NewXRow` (what an
+ * insert takes) and `XPatch` (what an update takes).
+ *
+ * Types follow the type parsers of `connect.ts`, identical on pg and PGlite: timestamptz → Date,
+ * bigint/count → number, arrays → arrays. Timestamps may be written as Date or ISO string.
+ */
+import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+
+/** A timestamptz: read as Date, written as Date or an ISO 8601 string. */
+type Timestamp = ColumnType<Date, Date | string, Date | string>;
+/** A timestamptz with a default (usually now()). */
+type DefaultTimestamp = ColumnType<Date, Date | string | undefined, Date | string>;
+
+export type TariffStatus = 'default' | 'paid' | 'downgraded';
+export type EventInviteRole = 'user' | 'moderator';
+/** E-mail invitees are guests unless made moderators; they become `user` invitees when they register. */
+export type EmailInviteRole = 'guest' | 'user' | 'moderator';
+export type EventInviteStatus = 'pending' | 'accepted' | 'tentative' | 'declined';
+export type EventExceptionStatus = 'ok' | 'cancelled';
+export type StreamingTargetKind = 'custom';
+
+export interface UsersTable {
+  id: Generated<string>;
+  oidc_issuer: string;
+  oidc_sub: string;
+  email: string;
+  title: Generated<string>;
+  firstname: Generated<string>;
+  lastname: Generated<string>;
+  display_name: string;
+  avatar_url: Generated<string>;
+  language: Generated<string>;
+  dashboard_theme: Generated<string>;
+  conference_theme: Generated<string>;
+  /** null: the configured default tariff. */
+  tariff_name: string | null;
+  tariff_status: Generated<TariffStatus>;
+  /** Expiry of the ID token of the last login. */
+  id_token_exp: Timestamp | null;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface RoomsTable {
+  id: Generated<string>;
+  created_by: string;
+  created_at: DefaultTimestamp;
+  password: string | null;
+  waiting_room: Generated<boolean>;
+}
+
+export interface SipConfigsTable {
+  room_id: string;
+  /** 10 decimal digits, unique: the call-in id. */
+  sip_id: string;
+  /** 10 decimal digits: the call-in pin. */
+  password: string;
+  lobby: Generated<boolean>;
+}
+
+export interface RoomInvitesTable {
+  code: Generated<string>;
+  room_id: string;
+  created_by: string;
+  created_at: DefaultTimestamp;
+  updated_by: string;
+  updated_at: DefaultTimestamp;
+  active: Generated<boolean>;
+  expiration: Timestamp | null;
+}
+
+export interface StreamingTargetsTable {
+  id: Generated<string>;
+  room_id: string;
+  name: string;
+  kind: Generated<StreamingTargetKind>;
+  streaming_endpoint: string;
+  streaming_key: string;
+  public_url: string;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface AssetsTable {
+  id: Generated<string>;
+  room_id: string;
+  filename: string;
+  /** The signaling module that produced the asset, if any. */
+  namespace: string | null;
+  kind: string | null;
+  content_type: Generated<string>;
+  /** Bytes. */
+  size: number;
+  /** Where the storage interface keeps the bytes. */
+  storage_key: string;
+  created_at: DefaultTimestamp;
+}
+
+export interface RoomBansTable {
+  room_id: string;
+  user_id: string;
+  created_by: string;
+  created_at: DefaultTimestamp;
+}
+
+/**
+ * A time-independent event has every time column null; a timed one has all but `range_end` set.
+ * `starts_at`/`ends_at` are the first occurrence's, `range_end` the end of the last occurrence
+ * (null: unbounded series).
+ */
+export interface EventsTable {
+  id: Generated<string>;
+  room_id: string;
+  created_by: string;
+  created_at: DefaultTimestamp;
+  updated_by: string;
+  updated_at: DefaultTimestamp;
+  title: string;
+  description: Generated<string>;
+  is_time_independent: boolean;
+  is_all_day: boolean | null;
+  starts_at: Timestamp | null;
+  /** IANA time zone name. */
+  starts_at_tz: string | null;
+  ends_at: Timestamp | null;
+  ends_at_tz: string | null;
+  duration_secs: number | null;
+  /** RFC 5545 lines (RRULE, RDATE, EXDATE, EXRULE); empty for a single event. */
+  recurrence_pattern: Generated<string[]>;
+  range_end: Timestamp | null;
+  is_adhoc: Generated<boolean>;
+  /** The iCalendar SEQUENCE of the last notification sent; bump it with every update mail. */
+  ical_sequence: Generated<number>;
+}
+
+export interface EventExceptionsTable {
+  event_id: string;
+  /** The original occurrence's UTC start (the instance id). */
+  instance_start: Timestamp;
+  status: Generated<EventExceptionStatus>;
+  title: string | null;
+  description: string | null;
+  is_all_day: boolean | null;
+  starts_at: Timestamp | null;
+  starts_at_tz: string | null;
+  ends_at: Timestamp | null;
+  ends_at_tz: string | null;
+  created_by: string;
+  created_at: DefaultTimestamp;
+  updated_at: DefaultTimestamp;
+}
+
+export interface EventInvitesTable {
+  event_id: string;
+  invitee: string;
+  role: Generated<EventInviteRole>;
+  status: Generated<EventInviteStatus>;
+  created_by: string;
+  created_at: DefaultTimestamp;
+}
+
+export interface EventEmailInvitesTable {
+  event_id: string;
+  /** Lower-cased. */
+  email: string;
+  role: Generated<EmailInviteRole>;
+  /** The room invite code mailed to an external address. */
+  room_invite_code: string | null;
+  created_by: string;
+  created_at: DefaultTimestamp;
+}
+
+export interface EventFavoritesTable {
+  user_id: string;
+  event_id: string;
+  created_at: DefaultTimestamp;
+}
+
+export interface EmailOutboxTable {
+  /** bigint identity, read as number. */
+  id: ColumnType<number, never, never>;
+  created_at: DefaultTimestamp;
+  kind: string;
+  /** No foreign key: a cancellation outlives its event. */
+  event_id: string | null;
+  recipients: string[];
+  subject: string;
+  text: string;
+  /** The iCalendar attachment, if any. */
+  ics: string | null;
+  attempts: Generated<number>;
+  next_attempt_at: DefaultTimestamp;
+  sent_at: Timestamp | null;
+  last_error: string | null;
+}
+
+export interface DB {
+  users: UsersTable;
+  rooms: RoomsTable;
+  sip_configs: SipConfigsTable;
+  room_invites: RoomInvitesTable;
+  streaming_targets: StreamingTargetsTable;
+  assets: AssetsTable;
+  room_bans: RoomBansTable;
+  events: EventsTable;
+  event_exceptions: EventExceptionsTable;
+  event_invites: EventInvitesTable;
+  event_email_invites: EventEmailInvitesTable;
+  event_favorites: EventFavoritesTable;
+  email_outbox: EmailOutboxTable;
+}
+
+export type UserRow = Selectable<UsersTable>;
+export type NewUserRow = Insertable<UsersTable>;
+export type UserPatch = Updateable<UsersTable>;
+
+export type RoomRow = Selectable<RoomsTable>;
+export type NewRoomRow = Insertable<RoomsTable>;
+export type RoomPatch = Updateable<RoomsTable>;
+
+export type SipConfigRow = Selectable<SipConfigsTable>;
+export type NewSipConfigRow = Insertable<SipConfigsTable>;
+export type SipConfigPatch = Updateable<SipConfigsTable>;
+
+export type RoomInviteRow = Selectable<RoomInvitesTable>;
+export type NewRoomInviteRow = Insertable<RoomInvitesTable>;
+export type RoomInvitePatch = Updateable<RoomInvitesTable>;
+
+export type StreamingTargetRow = Selectable<StreamingTargetsTable>;
+export type NewStreamingTargetRow = Insertable<StreamingTargetsTable>;
+export type StreamingTargetPatch = Updateable<StreamingTargetsTable>;
+
+export type AssetRow = Selectable<AssetsTable>;
+export type NewAssetRow = Insertable<AssetsTable>;
+export type AssetPatch = Updateable<AssetsTable>;
+
+export type RoomBanRow = Selectable<RoomBansTable>;
+export type NewRoomBanRow = Insertable<RoomBansTable>;
+export type RoomBanPatch = Updateable<RoomBansTable>;
+
+export type EventRow = Selectable<EventsTable>;
+export type NewEventRow = Insertable<EventsTable>;
+export type EventPatch = Updateable<EventsTable>;
+
+export type EventExceptionRow = Selectable<EventExceptionsTable>;
+export type NewEventExceptionRow = Insertable<EventExceptionsTable>;
+export type EventExceptionPatch = Updateable<EventExceptionsTable>;
+
+export type EventInviteRow = Selectable<EventInvitesTable>;
+export type NewEventInviteRow = Insertable<EventInvitesTable>;
+export type EventInvitePatch = Updateable<EventInvitesTable>;
+
+export type EventEmailInviteRow = Selectable<EventEmailInvitesTable>;
+export type NewEventEmailInviteRow = Insertable<EventEmailInvitesTable>;
+export type EventEmailInvitePatch = Updateable<EventEmailInvitesTable>;
+
+export type EventFavoriteRow = Selectable<EventFavoritesTable>;
+export type NewEventFavoriteRow = Insertable<EventFavoritesTable>;
+export type EventFavoritePatch = Updateable<EventFavoritesTable>;
+
+export type EmailOutboxRow = Selectable<EmailOutboxTable>;
+export type NewEmailOutboxRow = Insertable<EmailOutboxTable>;
+export type EmailOutboxPatch = Updateable<EmailOutboxTable>;

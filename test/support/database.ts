@@ -1,0 +1,143 @@
+/**
+ * A migrated database of its own for a test file.
+ *
+ * - With `DATABASE_URL`: a fresh database `convene_test_<random>` on that server, migrated, and
+ *   dropped on close, so test files running in parallel never see each other's rows.
+ * - Otherwise: PGlite in memory. A cold PGlite start with initdb takes 3–5 s (gotcha 20), loading a
+ *   dumped data directory under 1 s. So the migrated template is built once and dumped; later
+ *   databases of the process load that dump. The dump is also kept on disk, keyed by the migration
+ *   sources and the PGlite and Kysely versions, so the next test file (a new process) skips the cold
+ *   start too.
+ *
+ * `reset()` empties every table (not the migration bookkeeping) and restarts identities; use it
+ * between tests.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import type { PGlite } from '@electric-sql/pglite';
+import { Kysely, sql } from 'kysely';
+import { PGliteDialect } from 'kysely-pglite-dialect';
+import pg from 'pg';
+
+import { createPGlite, openDatabase, pgliteDatabase, type Database } from '../../src/db/connect.js';
+import { migrateToLatest } from '../../src/db/migrate.js';
+
+export interface TestDatabase {
+  database: Database;
+  /** Empties every table and restarts identity sequences. */
+  reset(): Promise<void>;
+  /** Closes the database (and drops it on a server). */
+  close(): Promise<void>;
+}
+
+export async function createTestDatabase(): Promise<TestDatabase> {
+  const url = process.env.DATABASE_URL;
+  const { database, drop } = url ? await freshServerDatabase(url) : { database: await embeddedDatabase(), drop: undefined };
+  let tables: string[] | undefined;
+  return {
+    database,
+    async reset() {
+      tables ??= await userTables(database);
+      if (tables.length === 0) return;
+      await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))} restart identity cascade`.execute(database.db);
+    },
+    async close() {
+      await database.close();
+      await drop?.();
+    },
+  };
+}
+
+async function userTables(database: Database): Promise<string[]> {
+  const { rows } = await sql<{ tablename: string }>`
+    select tablename from pg_tables
+    where schemaname = current_schema() and tablename not like 'kysely\\_%'
+    order by tablename`.execute(database.db);
+  return rows.map((row) => row.tablename);
+}
+
+async function freshServerDatabase(url: string): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const name = `convene_test_${randomBytes(6).toString('hex')}`;
+  await onServer(url, `create database ${name}`);
+  const drop = () => onServer(url, `drop database if exists ${name} with (force)`);
+  const target = new URL(url);
+  target.pathname = `/${name}`;
+  const database = await openDatabase({ url: target.toString(), data_dir: '', in_memory: false, max_connections: 10 });
+  try {
+    await migrateToLatest(database.db);
+  } catch (err) {
+    await database.close();
+    await drop();
+    throw err;
+  }
+  return { database, drop };
+}
+
+async function onServer(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** The dumped, migrated template of this process (see the header). */
+let template: Promise<Blob> | undefined;
+
+async function embeddedDatabase(): Promise<Database> {
+  if (template) return pgliteDatabase(await createPGlite({ loadDataDir: await template }));
+  const built = buildTemplate();
+  template = built.then(({ dump }) => dump);
+  // the instance the template was made from is as good as a copy of it
+  return pgliteDatabase((await built).pglite);
+}
+
+async function buildTemplate(): Promise<{ pglite: PGlite; dump: Blob }> {
+  const cacheFile = templateCacheFile();
+  const cached = readCache(cacheFile);
+  if (cached) return { pglite: await createPGlite({ loadDataDir: cached }), dump: cached };
+
+  const pglite = await createPGlite();
+  // not destroyed: that would close the instance, which the caller gets
+  await migrateToLatest(new Kysely({ dialect: new PGliteDialect(pglite) }));
+  const dump = await pglite.dumpDataDir('none');
+  await writeCache(cacheFile, dump);
+  return { pglite, dump };
+}
+
+function templateCacheFile(): string {
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const hash = createHash('sha256');
+  for (const pkg of ['@electric-sql/pglite', 'kysely']) {
+    hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')));
+  }
+  const migrations = join(root, 'src/db/migrations');
+  for (const file of readdirSync(migrations).sort()) {
+    hash.update(file).update(readFileSync(join(migrations, file)));
+  }
+  return join(root, 'node_modules/.cache/convene', `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
+function readCache(file: string): Blob | undefined {
+  try {
+    return new Blob([readFileSync(file)]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** Written to a temporary name and renamed, so that a parallel reader never sees half a file. */
+async function writeCache(file: string, dump: Blob): Promise<void> {
+  try {
+    mkdirSync(join(file, '..'), { recursive: true });
+    const partial = `${file}.${process.pid}.partial`;
+    writeFileSync(partial, Buffer.from(await dump.arrayBuffer()));
+    renameSync(partial, file);
+  } catch {
+    // a cache we cannot write only costs the next test file the cold start
+  }
+}
