@@ -1,0 +1,65 @@
+import type { JWTPayload } from 'jose';
+
+import { TokenRejected } from './token-verification.js';
+
+/** What an ID token says about its user (design.md §5), under our field names. */
+export interface IdentityClaims {
+  issuer: string;
+  subject: string;
+  email: string;
+  firstname: string;
+  lastname: string;
+  /** `nickname`, else `name`. */
+  display_name?: string;
+  /** `picture`. */
+  avatar_url?: string;
+  /** The claim named by `[tariffs] claim`. */
+  tariff?: string;
+  tariff_status?: string;
+  expires_at: Date;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+
+/**
+ * Maps verified ID-token claims. `sub` and `email` are required; missing names become '' rather than
+ * a failed login, because many IdP accounts (service users, social logins) carry only some of them.
+ */
+export function identityClaimsFrom(payload: JWTPayload & { sub: string; exp: number }, tariffClaim?: string): IdentityClaims {
+  const email = text(payload.email);
+  if (!email) throw new TokenRejected('the token lacks the "email" claim');
+  const claims: IdentityClaims = {
+    issuer: String(payload.iss),
+    subject: payload.sub,
+    email,
+    firstname: text(payload.given_name) ?? '',
+    lastname: text(payload.family_name) ?? '',
+    expires_at: new Date(payload.exp * 1000),
+  };
+  const displayName = text(payload.nickname) ?? text(payload.name);
+  if (displayName) claims.display_name = displayName;
+  const avatar = text(payload.picture);
+  if (avatar) claims.avatar_url = avatar;
+  const tariff = tariffClaim ? text(valueAtPath(payload, tariffClaim)) : undefined;
+  if (tariff) claims.tariff = tariff;
+  const tariffStatus = text(payload.tariff_status);
+  if (tariffStatus) claims.tariff_status = tariffStatus;
+  return claims;
+}
+
+/** Reads a dot path such as `realm_access.roles`; a claim whose name itself has dots is tried whole first. */
+export function valueAtPath(payload: Record<string, unknown>, path: string): unknown {
+  if (Object.hasOwn(payload, path)) return payload[path];
+  let current: unknown = payload;
+  for (const segment of path.split('.')) {
+    if (typeof current !== 'object' || current === null || !Object.hasOwn(current, segment)) return undefined;
+    current = (current as Record<string, unknown>)[segment];
+  }
+  return current;
+}
+
+/** The roles at the configured claim path: an array of strings (other entries ignored), else none. */
+export function rolesAt(payload: Record<string, unknown>, path: string): string[] {
+  const value = valueAtPath(payload, path);
+  return Array.isArray(value) ? value.filter((role): role is string => typeof role === 'string') : [];
+}
