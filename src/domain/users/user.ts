@@ -1,0 +1,86 @@
+/**
+ * The users domain's own types. `User` is what the rest of the service holds of a registered user
+ * (the HTTP layer's caller, a room's owner …); the profile types are the contract's shapes
+ * (interface-spec §2) that responses carry. Database rows never leave this folder.
+ */
+
+export const TARIFF_STATUSES = ['default', 'paid', 'downgraded'] as const;
+export type TariffStatus = (typeof TARIFF_STATUSES)[number];
+
+export interface User {
+  id: string;
+  oidc_issuer: string;
+  oidc_sub: string;
+  email: string;
+  title: string;
+  firstname: string;
+  lastname: string;
+  display_name: string;
+  avatar_url: string;
+  language: string;
+  dashboard_theme: string;
+  conference_theme: string;
+  /** null: the configured default tariff. */
+  tariff_name: string | null;
+  tariff_status: TariffStatus;
+  /** Expiry of the ID token of the last login. */
+  id_token_exp: Date | null;
+}
+
+export interface PublicUserProfile {
+  id: string;
+  email: string;
+  title: string;
+  firstname: string;
+  lastname: string;
+  display_name: string;
+  avatar_url: string;
+}
+
+export interface CurrentUser extends PublicUserProfile {
+  dashboard_theme: string;
+  conference_theme: string;
+  language: string;
+  tariff_status: TariffStatus;
+  /** Bytes of assets stored in the rooms the user created. */
+  used_storage: number;
+}
+
+/** The body of `PATCH /users/me`; limits are the contract's and enforced by the HTTP layer. */
+export interface UserPatch {
+  title?: string;
+  display_name?: string;
+  language?: string;
+  dashboard_theme?: string;
+  conference_theme?: string;
+}
+
+/** A find-users result: a registered user, or (with `users_find_use_kc`) one only the IdP knows. */
+export type FoundUser =
+  | ({ kind: 'registered' } & PublicUserProfile)
+  | { kind: 'unregistered'; email: string; firstname: string; lastname: string; avatar_url: string };
+
+export interface PageRequest {
+  page: number;
+  per_page: number;
+}
+
+export interface Page<T> {
+  items: T[];
+  total: number;
+}
+
+export function toPublicProfile(user: User): PublicUserProfile {
+  return {
+    id: user.id,
+    email: user.email,
+    title: user.title,
+    firstname: user.firstname,
+    lastname: user.lastname,
+    display_name: user.display_name,
+    avatar_url: user.avatar_url,
+  };
+}
+
+export const isTariffStatus = (value: unknown): value is TariffStatus =>
+  (TARIFF_STATUSES as readonly unknown[]).includes(value);

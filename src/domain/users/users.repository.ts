@@ -1,0 +1,242 @@
+/**
+ * All SQL of the users domain. Every function takes the database or a transaction first; the one
+ * that must run inside a transaction says so in its parameter type.
+ */
+import { sql, type Kysely, type Transaction } from 'kysely';
+
+import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
+import type { User, UserPatch } from './user.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export function rowToUser(row: UserRow): User {
+  return {
+    id: row.id,
+    oidc_issuer: row.oidc_issuer,
+    oidc_sub: row.oidc_sub,
+    email: row.email,
+    title: row.title,
+    firstname: row.firstname,
+    lastname: row.lastname,
+    display_name: row.display_name,
+    avatar_url: row.avatar_url,
+    language: row.language,
+    dashboard_theme: row.dashboard_theme,
+    conference_theme: row.conference_theme,
+    tariff_name: row.tariff_name,
+    tariff_status: row.tariff_status,
+    id_token_exp: row.id_token_exp,
+  };
+}
+
+export async function findUserByOidcSubject(db: Db, issuer: string, subject: string): Promise<UserRow | undefined> {
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where('oidc_issuer', '=', issuer)
+    .where('oidc_sub', '=', subject)
+    .executeTakeFirst();
+}
+
+export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
+  return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
+}
+
+/**
+ * Inserts the user, or on a known (issuer, subject) refreshes what the IdP owns — one statement, so
+ * two first logins racing each other cannot both insert. Title, language and themes belong to the
+ * user and are never overwritten.
+ */
+export async function upsertUserByOidcSubject(
+  db: Db,
+  values: NewUserRow,
+  options: { refreshDisplayName: boolean },
+): Promise<{ row: UserRow; created: boolean }> {
+  const { created, ...row } = await db
+    .insertInto('users')
+    .values(values)
+    .onConflict((conflict) =>
+      conflict.columns(['oidc_issuer', 'oidc_sub']).doUpdateSet((eb) => ({
+        email: eb.ref('excluded.email'),
+        firstname: eb.ref('excluded.firstname'),
+        lastname: eb.ref('excluded.lastname'),
+        avatar_url: eb.ref('excluded.avatar_url'),
+        tariff_name: eb.ref('excluded.tariff_name'),
+        tariff_status: eb.ref('excluded.tariff_status'),
+        id_token_exp: eb.ref('excluded.id_token_exp'),
+        ...(options.refreshDisplayName ? { display_name: eb.ref('excluded.display_name') } : {}),
+        updated_at: sql<Date>`now()`,
+      })),
+    )
+    .returningAll()
+    // A row the statement inserted has no locking transaction yet (xmax 0); an updated one has ours.
+    .returning(sql<boolean>`xmax = 0`.as('created'))
+    .executeTakeFirstOrThrow();
+  return { row, created };
+}
+
+const PATCHABLE = ['title', 'display_name', 'language', 'dashboard_theme', 'conference_theme'] as const;
+
+/** Sets the given profile fields; only these five, whatever else a request body carried. */
+export async function updateUser(db: Db, id: string, patch: UserPatch): Promise<UserRow | undefined> {
+  const changes: UserPatch = {};
+  for (const field of PATCHABLE) {
+    const value = patch[field];
+    if (value !== undefined) changes[field] = value;
+  }
+  if (Object.keys(changes).length === 0) return findUserById(db, id);
+  return db
+    .updateTable('users')
+    .set({ ...changes, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/**
+ * The users who share a room or an event with the caller: the caller; the creators of the events
+ * the caller created or is invited to and of those events' rooms; and those events' invitees.
+ */
+function visibleUserIds(db: Db, callerId: string) {
+  return db
+    .with('my_events', (qb) =>
+      qb
+        .selectFrom('events')
+        .select(['events.id', 'events.created_by', 'events.room_id'])
+        .where('events.created_by', '=', callerId)
+        .union(
+          qb
+            .selectFrom('events')
+            .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
+            .select(['events.id', 'events.created_by', 'events.room_id'])
+            .where('event_invites.invitee', '=', callerId),
+        ),
+    )
+    .with('visible', (qb) =>
+      qb
+        .selectNoFrom(sql<string>`${callerId}::uuid`.as('user_id'))
+        .union(qb.selectFrom('my_events').select('my_events.created_by as user_id'))
+        .union(
+          qb
+            .selectFrom('rooms')
+            .innerJoin('my_events', 'my_events.room_id', 'rooms.id')
+            .select('rooms.created_by as user_id'),
+        )
+        .union(
+          qb
+            .selectFrom('event_invites')
+            .innerJoin('my_events', 'my_events.id', 'event_invites.event_id')
+            .select('event_invites.invitee as user_id'),
+        ),
+    );
+}
+
+export async function countVisibleUsers(db: Db, callerId: string): Promise<number> {
+  const { count } = await visibleUserIds(db, callerId)
+    .selectFrom('visible')
+    .innerJoin('users', 'users.id', 'visible.user_id')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+export async function listVisibleUsers(
+  db: Db,
+  callerId: string,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<UserRow[]> {
+  return visibleUserIds(db, callerId)
+    .selectFrom('visible')
+    .innerJoin('users', 'users.id', 'visible.user_id')
+    .selectAll('users')
+    .orderBy('users.display_name')
+    .orderBy('users.id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+/** `%` and `_` in a user's query are meant literally; `\` is LIKE's default escape character. */
+export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
+
+/** Case-insensitive substring match on display name, "firstname lastname" and e-mail address. */
+export async function searchUsers(db: Db, query: string, limit: number): Promise<UserRow[]> {
+  const pattern = `%${escapeLike(query)}%`;
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where((eb) =>
+      eb.or([
+        eb('display_name', 'ilike', pattern),
+        eb(sql<string>`firstname || ' ' || lastname`, 'ilike', pattern),
+        eb('email', 'ilike', pattern),
+      ]),
+    )
+    .orderBy('display_name')
+    .orderBy('id')
+    .limit(limit)
+    .execute();
+}
+
+/** Which of these addresses (compared case-insensitively) belong to registered users; lower-cased. */
+export async function findRegisteredEmails(db: Db, emails: string[]): Promise<Set<string>> {
+  if (emails.length === 0) return new Set();
+  const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
+  const rows = await db
+    .selectFrom('users')
+    .select(sql<string>`lower(email)`.as('email'))
+    .where(sql<string>`lower(email)`, 'in', lowered)
+    .execute();
+  return new Set(rows.map((row) => row.email));
+}
+
+/**
+ * Turns the pending e-mail invitations of this address into invitations of the user, keeping the
+ * role (an e-mail `guest` becomes a `user`: registered invitees have no guest role) and the inviter,
+ * and deletes them: one statement. Needs the login's transaction, so the user row it references
+ * and the conversion commit together.
+ */
+export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, userId: string, email: string): Promise<number> {
+  const converted = await trx
+    .with('claimed', (qb) =>
+      qb
+        .deleteFrom('event_email_invites')
+        .where('email', '=', email.toLowerCase())
+        .returning(['event_id', 'role', 'created_by', 'created_at']),
+    )
+    .insertInto('event_invites')
+    .columns(['event_id', 'invitee', 'role', 'status', 'created_by', 'created_at'])
+    .expression((eb) =>
+      eb
+        .selectFrom('claimed')
+        .select((inner) => [
+          'claimed.event_id',
+          sql<string>`${userId}::uuid`.as('invitee'),
+          inner
+            .case()
+            .when('claimed.role', '=', 'moderator')
+            .then(sql<'moderator'>`'moderator'`)
+            .else(sql<'user'>`'user'`)
+            .end()
+            .as('role'),
+          sql<'pending'>`'pending'`.as('status'),
+          'claimed.created_by',
+          'claimed.created_at',
+        ]),
+    )
+    // already invited directly: that invite (and the role it has) stands
+    .onConflict((conflict) => conflict.columns(['event_id', 'invitee']).doNothing())
+    .executeTakeFirst();
+  return Number(converted.numInsertedOrUpdatedRows ?? 0);
+}
+
+/** Bytes of all assets in the rooms the user created (the tariff's `max_storage` counts these). */
+export async function usedStorageOf(db: Db, userId: string): Promise<number> {
+  const { used } = await db
+    .selectFrom('assets')
+    .innerJoin('rooms', 'rooms.id', 'assets.room_id')
+    .where('rooms.created_by', '=', userId)
+    .select(sql<number>`coalesce(sum(assets.size), 0)::bigint`.as('used'))
+    .executeTakeFirstOrThrow();
+  return Number(used);
+}

@@ -1,0 +1,196 @@
+/**
+ * Registered users: login (create or update from verified ID-token claims), authentication of
+ * access-token holders, the profile operations of interface-spec §4.2 and find-users (§4.3 switches).
+ * Rows stay below this file; callers get `User` and the contract's profile shapes.
+ */
+import type { Kysely } from 'kysely';
+
+import type { Config } from '../../config/schema.js';
+import type { DB } from '../../db/schema.js';
+import { errors } from '../../http/errors.js';
+import type { AccessGrant, IdentityClaims } from '../identity/identity.js';
+import type { KeycloakDirectory } from '../identity/keycloak-directory.js';
+import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
+import { libravatarUrl } from './avatar.js';
+import { UserCache } from './user-cache.js';
+import {
+  isTariffStatus,
+  toPublicProfile,
+  type CurrentUser,
+  type FoundUser,
+  type Page,
+  type PageRequest,
+  type PublicUserProfile,
+  type User,
+  type UserPatch,
+} from './user.js';
+import * as repository from './users.repository.js';
+
+export type { CurrentUser, FoundUser, Page, PageRequest, PublicUserProfile, User, UserPatch } from './user.js';
+
+export interface UserService {
+  /** Creates the user on their first login, else refreshes what the IdP owns; converts pending e-mail invites. */
+  login(claims: IdentityClaims): Promise<{ user: User; created: boolean }>;
+  /** The registered user behind a verified access token; 401 `unknown_user` if they never logged in. */
+  authenticate(grant: AccessGrant): Promise<User>;
+  toCurrentUser(user: User): Promise<CurrentUser>;
+  toPublicProfile(user: User): PublicUserProfile;
+  /** The user's tariff (the default one when theirs is unset or no longer configured). */
+  tariffOf(user: User): Tariff;
+  patchMe(user: User, patch: UserPatch): Promise<CurrentUser>;
+  /** Any registered user's public profile (design.md §8); 404 when there is none. */
+  getUser(caller: Pick<User, 'id'>, id: string): Promise<PublicUserProfile>;
+  /** The caller and everyone who shares a room or an event with them, by display name. */
+  listVisibleUsers(caller: Pick<User, 'id'>, page: PageRequest): Promise<Page<PublicUserProfile>>;
+  findUsers(caller: Pick<User, 'id'>, q: string): Promise<FoundUser[]>;
+}
+
+export interface UserServiceDeps {
+  db: Kysely<DB>;
+  config: Pick<Config, 'users' | 'endpoints'>;
+  tariffs: TariffCatalog;
+  /** The IdP's user directory; required when `[endpoints] users_find_use_kc` is on. */
+  directory?: KeycloakDirectory;
+  /** The authenticated-user cache: `ttl_ms` 0 turns it off. Defaults: 2 s, 10,000 users. */
+  authCache?: { ttl_ms?: number; max_entries?: number; now?: () => number };
+}
+
+const MIN_QUERY_LENGTH = 3;
+const MAX_DISPLAY_NAME = 255; // the contract's limit; IdP nicknames can be longer
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export function createUserService({ db, config, tariffs, directory, authCache = {} }: UserServiceDeps): UserService {
+  const { users: settings, endpoints } = config;
+  if (endpoints.users_find_use_kc && !directory) {
+    throw new Error('[endpoints] users_find_use_kc is on, but no identity-provider directory was given');
+  }
+  const cache = new UserCache(authCache.ttl_ms ?? 2_000, authCache.max_entries ?? 10_000, authCache.now ?? Date.now);
+  const avatarOf = (email: string) => libravatarUrl(settings.avatar_base_url, email);
+
+  const toCurrentUser = async (user: User): Promise<CurrentUser> => ({
+    ...toPublicProfile(user),
+    dashboard_theme: user.dashboard_theme,
+    conference_theme: user.conference_theme,
+    language: user.language,
+    tariff_status: user.tariff_status,
+    used_storage: await repository.usedStorageOf(db, user.id),
+  });
+
+  return {
+    async login(claims) {
+      const displayName = displayNameFrom(claims);
+      const result = await db.transaction().execute(async (trx) => {
+        const { row, created } = await repository.upsertUserByOidcSubject(
+          trx,
+          {
+            oidc_issuer: claims.issuer,
+            oidc_sub: claims.subject,
+            email: claims.email,
+            firstname: claims.firstname,
+            lastname: claims.lastname,
+            display_name: displayName,
+            avatar_url: claims.avatar_url ?? avatarOf(claims.email),
+            language: settings.default_language,
+            tariff_name: claims.tariff ?? null,
+            tariff_status: isTariffStatus(claims.tariff_status) ? claims.tariff_status : 'default',
+            id_token_exp: claims.expires_at,
+          },
+          // With the switch on, the IdP's name is enforced; otherwise a name the user chose survives logins.
+          { refreshDisplayName: endpoints.disallow_custom_display_name },
+        );
+        // Every login, not only the first: an address the IdP changed may have invites waiting too.
+        await repository.convertEmailInvitesToUserInvites(trx, row.id, claims.email);
+        return { user: repository.rowToUser(row), created };
+      });
+      cache.forget(result.user);
+      return result;
+    },
+
+    async authenticate(grant) {
+      const cached = cache.get(grant.issuer, grant.subject);
+      if (cached) return cached;
+      const row = await repository.findUserByOidcSubject(db, grant.issuer, grant.subject);
+      if (!row) throw errors.unknownUser();
+      const user = repository.rowToUser(row);
+      cache.set(user);
+      return user;
+    },
+
+    toCurrentUser,
+    toPublicProfile,
+    tariffOf: (user) => tariffs.forUser(user),
+
+    async patchMe(user, patch) {
+      const changes: UserPatch = { ...patch };
+      if (patch.display_name !== undefined) {
+        const displayName = patch.display_name.trim();
+        if (displayName === '') {
+          throw errors.validationFailed([
+            { field: 'display_name', code: 'invalid_length', message: 'must not be empty or only white space' },
+          ]);
+        }
+        if (endpoints.disallow_custom_display_name && displayName !== user.display_name) {
+          throw errors.badRequest('display_name_change_forbidden', 'Changing the display name is prohibited');
+        }
+        changes.display_name = displayName;
+      }
+      const row = await repository.updateUser(db, user.id, changes);
+      if (!row) throw errors.unknownUser(); // deleted since this request authenticated
+      const updated = repository.rowToUser(row);
+      cache.forget(updated);
+      return toCurrentUser(updated);
+    },
+
+    async getUser(_caller, id) {
+      const row = UUID.test(id) ? await repository.findUserById(db, id) : undefined;
+      if (!row) throw errors.notFound('No user with this id');
+      return toPublicProfile(repository.rowToUser(row));
+    },
+
+    async listVisibleUsers(caller, { page, per_page }) {
+      const [total, rows] = await Promise.all([
+        repository.countVisibleUsers(db, caller.id),
+        repository.listVisibleUsers(db, caller.id, { limit: per_page, offset: (page - 1) * per_page }),
+      ]);
+      return { items: rows.map((row) => toPublicProfile(repository.rowToUser(row))), total };
+    },
+
+    async findUsers(_caller, q) {
+      if (endpoints.disable_users_find) throw errors.notFound('Finding users is disabled');
+      const query = q.trim();
+      if ([...query].length < MIN_QUERY_LENGTH) {
+        throw errors.badRequest('query_too_short', `The query must have at least ${MIN_QUERY_LENGTH} characters`);
+      }
+      const limit = settings.find_limit;
+      const registered: FoundUser[] = (await repository.searchUsers(db, query, limit)).map((row) => ({
+        kind: 'registered',
+        ...toPublicProfile(repository.rowToUser(row)),
+      }));
+      if (!endpoints.users_find_use_kc || !directory || registered.length >= limit) return registered;
+
+      const candidates = await directory.search(query, limit);
+      const known = await repository.findRegisteredEmails(db, candidates.map((candidate) => candidate.email));
+      const seen = new Set<string>();
+      const unregistered: FoundUser[] = [];
+      for (const candidate of candidates) {
+        const email = candidate.email.toLowerCase();
+        if (known.has(email) || seen.has(email)) continue;
+        seen.add(email);
+        unregistered.push({
+          kind: 'unregistered',
+          email: candidate.email,
+          firstname: candidate.firstname,
+          lastname: candidate.lastname,
+          avatar_url: avatarOf(candidate.email),
+        });
+      }
+      return [...registered, ...unregistered].slice(0, limit);
+    },
+  };
+}
+
+/** The IdP's display name (`nickname`/`name`), else "firstname lastname", else the address. */
+function displayNameFrom(claims: IdentityClaims): string {
+  const name = claims.display_name?.trim() || `${claims.firstname} ${claims.lastname}`.trim() || claims.email;
+  return [...name].slice(0, MAX_DISPLAY_NAME).join('');
+}

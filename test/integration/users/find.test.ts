@@ -1,0 +1,193 @@
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import type { Kysely } from 'kysely';
+
+import { loadConfig } from '../../../src/config/load.js';
+import type { Config } from '../../../src/config/schema.js';
+import type { DB } from '../../../src/db/schema.js';
+import { AppError } from '../../../src/http/errors.js';
+import { createKeycloakDirectory, type KeycloakDirectory } from '../../../src/domain/identity/keycloak-directory.js';
+import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
+import { createUserService, type User } from '../../../src/domain/users/users.service.js';
+import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import { startKeycloakAdminStandIn, type KeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
+
+const AVATARS = 'https://avatars.test/avatar/';
+
+let testDb: TestDatabase;
+let db: Kysely<DB>;
+
+beforeAll(async () => {
+  testDb = await createTestDatabase();
+  db = testDb.database.db;
+});
+afterAll(async () => testDb.close());
+beforeEach(async () => testDb.reset());
+
+function service(endpoints: Partial<Config['endpoints']> = {}, findLimit = 5, directory?: KeycloakDirectory) {
+  const config = loadConfig({ file: false, env: {}, overrides: { endpoints, users: { find_limit: findLimit, avatar_base_url: AVATARS } } });
+  return createUserService({ db, config, tariffs: createTariffCatalog(config.tariffs), ...(directory ? { directory } : {}) });
+}
+
+let seq = 0;
+async function register(
+  users: ReturnType<typeof service>,
+  fields: { firstname?: string; lastname?: string; email?: string; display_name?: string },
+): Promise<User> {
+  seq += 1;
+  const { user } = await users.login({
+    issuer: 'https://idp.test',
+    subject: `subject-${seq}`,
+    email: fields.email ?? `user${seq}@example.org`,
+    firstname: fields.firstname ?? 'Some',
+    lastname: fields.lastname ?? 'Body',
+    ...(fields.display_name ? { display_name: fields.display_name } : {}),
+    expires_at: new Date(Date.now() + 3_600_000),
+  });
+  return user;
+}
+
+async function rejection(promise: Promise<unknown>): Promise<AppError> {
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
+  expect(error).toBeInstanceOf(AppError);
+  return error as AppError;
+}
+
+describe('findUsers', () => {
+  it('answers 404 not_found when disabled by disable_users_find', async () => {
+    const users = service({ disable_users_find: true });
+    const me = await register(users, {});
+    const error = await rejection(users.findUsers(me, 'Some'));
+    expect(error.status).toBe(404);
+    expect(error.code).toBe('not_found');
+  });
+
+  it.each(['', 'ab', '  ab  ', ' 😀😀 '])('answers 400 query_too_short for %j', async (q) => {
+    const users = service();
+    const me = await register(users, {});
+    const error = await rejection(users.findUsers(me, q));
+    expect(error.status).toBe(400);
+    expect(error.code).toBe('query_too_short');
+  });
+
+  it('matches display name, "firstname lastname" and e-mail, case-insensitively, as registered profiles', async () => {
+    const users = service();
+    const me = await register(users, {});
+    const ada = await register(users, { firstname: 'Ada', lastname: 'Lovelace', display_name: 'Countess' });
+    const grace = await register(users, { firstname: 'Grace', lastname: 'Hopper', email: 'amazing.grace@navy.example' });
+    const nick = await register(users, { firstname: 'X', lastname: 'Y', display_name: 'The Lovely One' });
+
+    const found = await users.findUsers(me, 'COUNTESS');
+    expect(found).toEqual([{ kind: 'registered', ...users.toPublicProfile(ada) }]);
+    expect((await users.findUsers(me, ' ada love ')).map((user) => user.email)).toEqual([ada.email]);
+    expect((await users.findUsers(me, 'NAVY.example')).map((user) => user.email)).toEqual([grace.email]);
+    // "Countess" (firstname Ada Lovelace) and "The Lovely One" both contain "love", ordered by display name
+    expect((await users.findUsers(me, 'lovel')).map((user) => user.email)).toEqual([ada.email, nick.email]);
+    expect(await users.findUsers(me, 'nobody-by-this-name')).toEqual([]);
+  });
+
+  it('takes % and _ literally', async () => {
+    const users = service();
+    const me = await register(users, {});
+    const percent = await register(users, { display_name: '100% Ada' });
+    await register(users, { display_name: '1000 Ada' });
+    const underscore = await register(users, { email: 'a_b@example.org' });
+    await register(users, { email: 'axb@example.org' });
+    const backslash = await register(users, { display_name: 'back\\slash' });
+    await register(users, { display_name: 'backslash' });
+
+    expect((await users.findUsers(me, '100%')).map((user) => user.email)).toEqual([percent.email]);
+    expect((await users.findUsers(me, 'a_b')).map((user) => user.email)).toEqual([underscore.email]);
+    expect((await users.findUsers(me, 'k\\s')).map((user) => user.email)).toEqual([backslash.email]);
+    expect(await users.findUsers(me, '%%%')).toEqual([]);
+  });
+
+  it('answers at most find_limit users', async () => {
+    const users = service({}, 3);
+    const me = await register(users, {});
+    for (let i = 0; i < 5; i++) await register(users, { lastname: 'Matching' });
+    expect(await users.findUsers(me, 'matching')).toHaveLength(3);
+  });
+});
+
+describe('findUsers with users_find_use_kc', () => {
+  let keycloak: KeycloakAdminStandIn;
+  let directory: KeycloakDirectory;
+
+  beforeEach(async () => {
+    keycloak = await startKeycloakAdminStandIn({
+      clientId: 'convene-admin',
+      clientSecret: 'secret',
+      users: [
+        { username: 'ada', email: 'ADA@example.org', firstName: 'Ada', lastName: 'Lovelace' },
+        { username: 'annie', email: 'annie@example.org', firstName: 'Annie', lastName: 'Lovelace' },
+        { username: 'bob', email: 'bob@example.org', firstName: 'Bob', lastName: 'Lovelace' },
+        { username: 'nomail', firstName: 'No', lastName: 'Lovelace' },
+      ],
+    });
+    directory = createKeycloakDirectory({
+      adminApiUrl: keycloak.adminApiUrl,
+      tokenEndpoint: keycloak.tokenEndpoint,
+      clientId: 'convene-admin',
+      clientSecret: 'secret',
+    });
+  });
+  afterEach(async () => keycloak.close());
+
+  it('adds the directory\'s users that are not registered, after the registered ones', async () => {
+    const users = service({ users_find_use_kc: true }, 5, directory);
+    const me = await register(users, {});
+    const ada = await register(users, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.org' });
+
+    const found = await users.findUsers(me, 'lovelace');
+    expect(found).toEqual([
+      { kind: 'registered', ...users.toPublicProfile(ada) },
+      { kind: 'unregistered', email: 'annie@example.org', firstname: 'Annie', lastname: 'Lovelace', avatar_url: `${AVATARS}${md5Of('annie@example.org')}` },
+      { kind: 'unregistered', email: 'bob@example.org', firstname: 'Bob', lastname: 'Lovelace', avatar_url: `${AVATARS}${md5Of('bob@example.org')}` },
+    ]);
+  });
+
+  it('stays within find_limit, and asks the directory nothing when registered users fill it', async () => {
+    const users = service({ users_find_use_kc: true }, 2, directory);
+    const me = await register(users, {});
+    await register(users, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.org' });
+
+    expect((await users.findUsers(me, 'lovelace')).map((user) => [user.kind, user.email])).toEqual([
+      ['registered', 'ada@example.org'],
+      ['unregistered', 'annie@example.org'],
+    ]);
+    expect(keycloak.requests.users).toBe(1);
+
+    await register(users, { firstname: 'Eve', lastname: 'Lovelace' });
+    expect((await users.findUsers(me, 'lovelace')).every((user) => user.kind === 'registered')).toBe(true);
+    expect(keycloak.requests.users).toBe(1);
+  });
+
+  it('does not ask the directory with the switch off', async () => {
+    const users = service({ users_find_use_kc: false }, 5, directory);
+    const me = await register(users, {});
+    expect(await users.findUsers(me, 'lovelace')).toEqual([]);
+    expect(keycloak.requests.users).toBe(0);
+  });
+
+  it('answers 503 when the directory fails, rather than a silently partial result', async () => {
+    const users = service({ users_find_use_kc: true }, 5, directory);
+    const me = await register(users, {});
+    keycloak.failUsersWith = 500;
+    const error = await rejection(users.findUsers(me, 'lovelace'));
+    expect(error.status).toBe(503);
+  });
+
+  it('refuses to start with the switch on and no directory', () => {
+    expect(() => service({ users_find_use_kc: true })).toThrow(/users_find_use_kc/);
+  });
+});
+
+const KNOWN_MD5: Record<string, string> = {
+  'annie@example.org': 'a4ad1421256d22e10072a3809c30fa05',
+  'bob@example.org': '10ac39056a4b6f1f6804d724518ff2dc',
+};
+/** Known digests, so the test does not recompute what the code computes. */
+const md5Of = (email: string): string => KNOWN_MD5[email] ?? 'unknown';
