@@ -1,0 +1,1 @@
+export { createHttpClient, type ConveneHttpClient, type HttpClientOptions, type paths } from './http.js';

@@ -1,0 +1,222 @@
+/**
+ * The HTTP edge: Express 5 hands every request to the contract. Each request is routed once through
+ * the route table built from spec/openapi.yaml, authenticated by the operation's `security`,
+ * validated by openapi-backend with that operation's compiled validators, and answered by the
+ * handler registered for its operationId. Every error leaves through one renderer.
+ */
+import cors from 'cors';
+import express, { type NextFunction, type Request, type Response } from 'express';
+import { randomUUID } from 'node:crypto';
+import { pinoHttp } from 'pino-http';
+import { Readable } from 'node:stream';
+import { openapiDocument } from '../../generated/openapi-document.js';
+import { operations, type OperationId } from '../../generated/operations.js';
+import type { Config } from '../config/schema.js';
+import { isDatabaseDown } from '../db/connect.js';
+import type { Logger } from '../logger.js';
+import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
+import { docsRouter } from './docs.js';
+import { AppError, errors } from './errors.js';
+import type { Handler, Handlers } from './handler-types.js';
+import { createHttpMetrics, type HttpMetrics } from './metrics.js';
+import { RouteTable } from './routes.js';
+import { createRequestValidator } from './validation.js';
+
+interface Route {
+  operationId: OperationId;
+  template: string;
+  security: SecurityRequirement[];
+  body?: { mediaType: string; required: boolean };
+}
+
+export interface HttpAppOptions {
+  config: Config;
+  logger: Logger;
+  auth: AuthDeps;
+  handlers: Handlers<OperationId>;
+  /** Extra routers mounted before the contract (e.g. the development identity provider at /dev-idp). */
+  extraRouters?: { path: string; router: express.Router }[];
+}
+
+export interface HttpApp {
+  app: express.Express;
+  metrics: HttpMetrics;
+}
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
+  const { config, logger, auth, handlers } = options;
+  const routes = buildRoutes(openapiDocument);
+  const validator = await createRequestValidator(openapiDocument);
+  for (const { route } of routes.list) {
+    if (typeof handlers[route.operationId] !== 'function') throw new Error(`no handler for ${route.operationId}`);
+    validator.operation(route.operationId); // fails at start-up, not on first use, if the spec and the code disagree
+  }
+  const metrics = createHttpMetrics();
+
+  const app = express();
+  app.disable('x-powered-by');
+  app.set('trust proxy', config.http.trust_proxy);
+  app.set('query parser', 'simple');
+
+  app.use((req, res, next) => {
+    const incoming = req.get('x-request-id');
+    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    res.locals.requestId = id;
+    res.setHeader('x-request-id', id);
+    next();
+  });
+  app.use(
+    pinoHttp({
+      logger,
+      genReqId: (_req, res) => (res as Response).locals.requestId as string,
+      customLogLevel: (_req, res, err) => (err || res.statusCode >= 500 ? 'error' : 'debug'),
+      serializers: { req: (req) => ({ id: req.id, method: req.method, url: req.url }) },
+    }),
+  );
+  const origins = config.cors.origins;
+  app.use(
+    cors({
+      origin: origins.includes('*') ? '*' : origins,
+      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+      exposedHeaders: ['Link', 'x-request-id', 'Retry-After', 'WWW-Authenticate'],
+      maxAge: 600,
+    }),
+  );
+
+  app.get('/metrics', async (_req, res) => {
+    res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
+  });
+  app.use(docsRouter(openapiDocument));
+  for (const extra of options.extraRouters ?? []) app.use(extra.path, extra.router);
+
+  app.use(
+    express.json({ limit: config.http.body_limit_bytes, type: ['application/json', 'application/*+json'] }),
+    // uploads (assets) arrive as raw bytes; their own, larger limit is the assets configuration's
+    express.raw({ limit: config.assets.max_upload_bytes, type: 'application/octet-stream' }),
+  );
+
+  app.use(async (req: Request, res: Response, next: NextFunction) => {
+    const started = process.hrtime.bigint();
+    let operationId = 'unmatched';
+    res.once('finish', () => {
+      metrics.observe(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    try {
+      const match = routes.table.match(req.method, req.path);
+      if (!match.route) {
+        if (match.allowed.length > 0) {
+          res.setHeader('allow', match.allowed.join(', '));
+          throw errors.methodNotAllowed(req.method, req.path);
+        }
+        throw errors.routeNotFound(req.method, req.path);
+      }
+      const route = match.route;
+      operationId = route.operationId;
+
+      const caller = await resolveCaller(route.security, req.get('authorization'), auth);
+      checkBody(req, route);
+      const json = route.body?.mediaType === 'application/json';
+      const valid = validator.validate(validator.operation(route.operationId), {
+        method: req.method,
+        path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
+        headers: req.headers,
+        query: req.query as Record<string, unknown>,
+        body: json ? req.body : undefined, // raw bytes are the handler's to check, not the schema's
+      });
+      const handler = handlers[route.operationId] as Handler<OperationId>;
+      const reply = await handler({
+        operationId: route.operationId,
+        params: valid.params as never,
+        query: valid.query as never,
+        body: (json ? valid.body : req.body) as never,
+        caller,
+        requestId: res.locals.requestId as string,
+        req,
+      });
+      send(res, reply as ReplyShape);
+    } catch (err) {
+      next(err);
+    }
+  });
+
+  app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    const appError = toAppError(err);
+    if (appError.status >= 500 && appError.status !== 501) {
+      req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
+    }
+    if (res.headersSent) {
+      res.destroy();
+      return;
+    }
+    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
+    res.status(appError.status).type('application/json').send(JSON.stringify(appError.toBody()));
+  });
+
+  return { app, metrics };
+}
+
+type ReplyShape = {
+  status: number;
+  body?: unknown;
+  stream?: Readable | Buffer;
+  contentType?: string;
+  headers?: Record<string, string>;
+};
+
+function send(res: Response, reply: ReplyShape): void {
+  for (const [name, value] of Object.entries(reply.headers ?? {})) res.setHeader(name, value);
+  res.status(reply.status);
+  if (reply.stream !== undefined) {
+    res.type(reply.contentType ?? 'application/octet-stream');
+    if (Buffer.isBuffer(reply.stream)) res.send(reply.stream);
+    else reply.stream.pipe(res);
+  } else if (reply.status === 204 || reply.body === undefined) {
+    res.end();
+  } else {
+    res.type('application/json').send(JSON.stringify(reply.body));
+  }
+}
+
+/** A request body must come as the media type the operation declares; a required one must come at all. */
+function checkBody(req: Request, route: Route): void {
+  if (!route.body) return;
+  const sent = Number(req.get('content-length') ?? 0) > 0 || req.get('transfer-encoding') !== undefined;
+  if (sent && !req.is(route.body.mediaType)) throw errors.invalidContentType();
+  if (route.body.required && (!sent || req.body === undefined)) {
+    throw errors.validationFailed([{ field: 'body', code: 'value_required', message: 'A request body is required' }]);
+  }
+}
+
+function toAppError(err: unknown): AppError {
+  if (err instanceof AppError) return err;
+  const type = (err as { type?: string } | null)?.type;
+  if (type === 'entity.parse.failed') return errors.invalidJson();
+  if (type === 'entity.too.large') return errors.payloadTooLarge(`${(err as { limit?: number }).limit ?? '?'} bytes`);
+  if (type === 'encoding.unsupported' || type === 'charset.unsupported') return errors.invalidContentType();
+  if (isDatabaseDown(err)) return errors.serviceUnavailable();
+  return errors.internal(err);
+}
+
+function buildRoutes(doc: Record<string, any>): { table: RouteTable<Route>; list: { route: Route }[] } {
+  const table = new RouteTable<Route>();
+  const list: { route: Route }[] = [];
+  const rootServer = String(doc.servers?.[0]?.url ?? '').replace(/\/$/, '');
+  for (const [operationId, { method, path }] of Object.entries(operations) as [OperationId, { method: string; path: string }][]) {
+    const item = doc.paths[path];
+    const op = item[method];
+    const server = String(item.servers?.[0]?.url ?? rootServer).replace(/\/$/, '');
+    const content = op.requestBody?.content as Record<string, unknown> | undefined;
+    const route: Route = {
+      operationId,
+      template: path,
+      security: op.security ?? doc.security ?? [],
+      body: content ? { mediaType: Object.keys(content)[0]!, required: op.requestBody.required === true } : undefined,
+    };
+    table.add(method, `${server}${path}`, route);
+    list.push({ route });
+  }
+  return { table, list };
+}

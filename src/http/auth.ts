@@ -1,0 +1,64 @@
+/**
+ * Who is calling: resolved once per request from the operation's `security` in the contract and the
+ * `Authorization` header. Bearer access tokens are verified by the identity layer (signature,
+ * issuer, expiry; cached per token) and mapped to a registered user; a token of a subject that never
+ * logged in is 401 `unknown_user` (design.md §5).
+ */
+import type { Identity } from '../domain/identity/identity.js';
+import type { User, UserService } from '../domain/users/users.service.js';
+import { errors } from './errors.js';
+
+export type Caller =
+  | { kind: 'anonymous' }
+  | { kind: 'user'; user: User }
+  | { kind: 'guest'; inviteCode: string; roomId: string }
+  | { kind: 'service'; subject: string; roles: string[] };
+
+export type SecurityRequirement = Record<string, string[]>;
+
+/** Authenticates guests holding an invite code; provided by the invites domain (issue 4). */
+export interface InviteCodeAuthenticator {
+  authenticate(code: string): Promise<{ inviteCode: string; roomId: string }>;
+}
+
+export interface AuthDeps {
+  identity: Identity;
+  users: UserService;
+  callInRole: string;
+  inviteCodes?: InviteCodeAuthenticator;
+}
+
+export async function resolveCaller(
+  security: SecurityRequirement[] | undefined,
+  authorization: string | undefined,
+  deps: AuthDeps,
+): Promise<Caller> {
+  const schemes = new Set((security ?? []).flatMap((req) => Object.keys(req)));
+  if (schemes.size === 0) return { kind: 'anonymous' };
+  if (!authorization) throw errors.missingAuthorization();
+
+  const space = authorization.indexOf(' ');
+  const scheme = (space < 0 ? authorization : authorization.slice(0, space)).toLowerCase();
+  const credentials = space < 0 ? '' : authorization.slice(space + 1).trim();
+  if (!credentials) throw errors.unauthorized('Unable to parse access token or invite code');
+
+  if (scheme === 'bearer' && schemes.has('ServiceToken')) {
+    const service = await deps.identity.verifyServiceToken(credentials, deps.callInRole);
+    return { kind: 'service', subject: service.subject, roles: service.roles };
+  }
+  if (scheme === 'bearer' && schemes.has('BearerAuth')) {
+    const grant = await deps.identity.verifyAccessToken(credentials);
+    return { kind: 'user', user: await deps.users.authenticate(grant) };
+  }
+  if (scheme === 'invitecode' && schemes.has('InviteCode') && deps.inviteCodes) {
+    const guest = await deps.inviteCodes.authenticate(credentials);
+    return { kind: 'guest', ...guest };
+  }
+  throw errors.unauthorized('Unable to parse access token or invite code');
+}
+
+/** The user behind a request whose operation only admits users (BearerAuth). */
+export function callerUser(caller: Caller): User {
+  if (caller.kind !== 'user') throw errors.unauthorized();
+  return caller.user;
+}

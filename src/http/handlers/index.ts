@@ -1,0 +1,22 @@
+/**
+ * Every operation of the contract mapped to its handler. The annotation makes a missing handler a
+ * compile error: an operation added to the spec fails `tsc` until it is handled here.
+ */
+import type { OperationId } from '../../../generated/operations.js';
+import type { Handlers } from '../handler-types.js';
+import { authHandlers } from './auth.js';
+import { healthHandlers } from './health.js';
+import { notYetImplementedHandlers } from './not-yet.js';
+import type { Services } from './services.js';
+import { usersHandlers } from './users.js';
+
+export type { Services } from './services.js';
+
+export function createHandlers(services: Services): Handlers<OperationId> {
+  return {
+    ...authHandlers(services),
+    ...usersHandlers(services),
+    ...healthHandlers(services),
+    ...notYetImplementedHandlers,
+  };
+}

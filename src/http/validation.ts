@@ -1,0 +1,113 @@
+/**
+ * Request validation by the contract. openapi-backend compiles one Ajv validator per operation from
+ * spec/openapi.yaml (via generated/openapi-document.js); we resolve the operation ourselves (routes.ts)
+ * and hand it over, so its per-request path scan never runs. Ajv errors become the `errors[]` of a
+ * 400 `validation_failed`.
+ */
+import type { ErrorObject } from 'ajv';
+import { Ajv2020 } from 'ajv/dist/2020.js';
+import addFormats from 'ajv-formats';
+import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { errors, type FieldError } from './errors.js';
+
+/** openapi-backend checks documents against the OAS 3.0 meta-schema; ours is 3.1 and linted by Redocly instead. */
+class OpenApi31Backend extends OpenAPIBackend {
+  override validateDefinition() {
+    return this.document;
+  }
+}
+
+export interface ValidatedRequest {
+  params: Record<string, unknown>;
+  query: Record<string, unknown>;
+  body: unknown;
+}
+
+export interface RequestValidator {
+  operation(operationId: string): Operation;
+  validate(
+    operation: Operation,
+    request: { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, unknown>; body: unknown },
+  ): ValidatedRequest;
+}
+
+export async function createRequestValidator(definition: Record<string, any>): Promise<RequestValidator> {
+  const backend = new OpenApi31Backend({
+    definition: structuredClone(definition) as never,
+    apiRoot: '/',
+    strict: true,
+    validate: true,
+    coerceTypes: true,
+    ajvOpts: { allErrors: true, useDefaults: true },
+    customizeAjv: (_ajv, options) => {
+      // 2020-12 keywords (OpenAPI 3.1), real format checks (uuid, date-time, email, uri).
+      const ajv = new Ajv2020({ ...options, strict: false, allErrors: true, useDefaults: true, coerceTypes: options?.coerceTypes });
+      addFormats.default(ajv);
+      return ajv as any;
+    },
+  });
+  await backend.init();
+  const operations = new Map(backend.router.getOperations().map((op) => [op.operationId!, op]));
+
+  return {
+    operation(operationId) {
+      const op = operations.get(operationId);
+      if (!op) throw new Error(`unknown operation ${operationId}`);
+      return op;
+    },
+    validate(operation, request) {
+      const result = backend.validator.validateRequest(request as any, operation);
+      if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
+      return {
+        params: (result.coerced?.params as Record<string, unknown>) ?? {},
+        query: (result.coerced?.query as Record<string, unknown>) ?? {},
+        body: request.body,
+      };
+    },
+  };
+}
+
+const CODES: Record<string, string> = {
+  maxLength: 'invalid_length',
+  minLength: 'invalid_length',
+  maximum: 'out_of_range',
+  minimum: 'out_of_range',
+  exclusiveMaximum: 'out_of_range',
+  exclusiveMinimum: 'out_of_range',
+  maxItems: 'too_many_items',
+  minItems: 'too_few_items',
+  required: 'value_required',
+  minProperties: 'missing_values',
+  format: 'invalid_format',
+  pattern: 'invalid_format',
+  type: 'invalid_type',
+  enum: 'invalid_value',
+  const: 'invalid_value',
+  additionalProperties: 'unknown_field',
+  uniqueItems: 'duplicate_items',
+  parse: 'invalid_json',
+};
+
+/** Ajv's instancePath (`/requestBody/starts_at/datetime`, `/query/per_page`) → `starts_at.datetime`, `per_page`. */
+export function toFieldErrors(list: ErrorObject[]): FieldError[] {
+  const seen = new Set<string>();
+  const out: FieldError[] = [];
+  for (const e of list) {
+    // oneOf/anyOf/if wrappers repeat what their branches already said
+    if (e.keyword === 'oneOf' || e.keyword === 'anyOf' || e.keyword === 'if' || e.keyword === 'not') continue;
+    const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
+    if (['requestBody', 'query', 'path', 'header', 'cookie'].includes(segments[0] ?? '')) segments.shift();
+    if (e.keyword === 'required') segments.push(String((e.params as { missingProperty?: string }).missingProperty));
+    const field = segments.join('.') || undefined;
+    const code = e.keyword === 'format' ? `invalid_${(e.params as { format?: string }).format ?? 'format'}`.replace(/-/g, '_') : (CODES[e.keyword] ?? 'invalid_value');
+    const key = `${field}|${code}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(field === undefined ? { code, message: e.message ?? code } : { field, code, message: e.message ?? code });
+  }
+  return out.length > 0 ? out : [{ code: 'invalid_value', message: 'The request does not match the contract' }];
+}
+
+function unescapePointer(s: string): string {
+  return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}

@@ -1,0 +1,48 @@
+/**
+ * The composition root: load the configuration, build the instance, listen, and drain on SIGTERM or
+ * SIGINT (in-flight requests finish, idle connections close, then the database).
+ */
+import { ConfigError, loadConfig } from './config/load.js';
+import { createLogger } from './logger.js';
+import { createConvene } from './server.js';
+
+async function main(): Promise<void> {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+  const logger = createLogger(config.logging.level);
+  const convene = await createConvene(config, { logger });
+  const address = await convene.listen();
+  logger.info(
+    { port: address.port, host: address.address, database: convene.database.dialect },
+    `Convene listening on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,
+  );
+
+  let stopping = false;
+  const stop = (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    convene.close().then(
+      () => process.exit(0),
+      (err: unknown) => {
+        logger.error({ err }, 'shutdown failed');
+        process.exit(1);
+      },
+    );
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+}
+
+main().catch((err: unknown) => {
+  console.error(err instanceof Error ? (err.stack ?? err.message) : err);
+  process.exit(1);
+});

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp } from '../../support/test-app.js';
+
+let app: TestApp;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app?.close());
+beforeEach(() => app.reset());
+
+const post = (body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
+  app.request('POST', '/v1/auth/login', { headers, body: typeof body === 'string' ? body : JSON.stringify(body) });
+
+describe('get_login_provider', () => {
+  it('names the OIDC provider that clients log in with', async () => {
+    const { data, response } = await app.api().GET('/auth/login');
+    expect(response.status).toBe(200);
+    expect(data).toEqual({ oidc: { name: 'default', url: app.issuer.issuer } });
+  });
+});
+
+describe('login', () => {
+  it('creates the user on the first login and updates them on the next', async () => {
+    const alice = await app.login('alice');
+    const first = await app.api(alice.accessToken).GET('/users/me');
+    expect(first.data).toMatchObject({ email: 'alice@example.test', firstname: 'Alice', lastname: 'Tester', display_name: 'Alice Tester' });
+
+    const idToken = await app.issuer.idToken({ sub: 'sub-alice', email: 'alice@new.example', given_name: 'Alicia', family_name: 'Hansen' });
+    const again = await app.api().POST('/auth/login', { body: { id_token: idToken } });
+    expect(again.response.status).toBe(200);
+    expect(again.data).toEqual({ permissions: [] });
+    const after = await app.api(alice.accessToken).GET('/users/me');
+    expect(after.data).toMatchObject({ id: alice.id, email: 'alice@new.example', firstname: 'Alicia', lastname: 'Hansen' });
+  });
+
+  it.each([
+    ['expired', () => app.issuer.bad.expired('id')],
+    ['of another issuer', () => app.issuer.bad.wrongIssuer('id')],
+    ['for another audience', () => app.issuer.bad.wrongAudience('id')],
+    ['with a bad signature', () => app.issuer.bad.foreignKey('id')],
+    ['with alg none', () => app.issuer.bad.algNone('id')],
+    ['with an unknown kid', () => app.issuer.bad.unknownKid('id')],
+    ['signed with HMAC over the public key', () => app.issuer.bad.hmacWithPublicKey('id')],
+    ['malformed', async () => app.issuer.bad.malformed()],
+  ])('refuses an ID token %s with 400 invalid_id_token and creates nobody', async (_what, mint) => {
+    const res = await post({ id_token: await mint() });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'invalid_id_token', status: '400' });
+    const count = await app.convene.database.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    expect(Number(count.n)).toBe(0);
+  });
+
+  it('refuses a body without id_token', async () => {
+    const res = await post({});
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'id_token', code: 'value_required' }] });
+  });
+
+  it('refuses invalid JSON with 400 invalid_json', async () => {
+    const res = await post('{"id_token": ');
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text_).code).toBe('invalid_json');
+  });
+
+  it('refuses a body that is not JSON with 415', async () => {
+    const res = await post('id_token=x', { 'content-type': 'application/x-www-form-urlencoded' });
+    expect(res.status).toBe(415);
+    expect(JSON.parse(res.text_).code).toBe('invalid_content_type');
+  });
+
+  it('refuses a body over 1 MiB with 413', async () => {
+    const res = await post({ id_token: 'x'.repeat(1024 * 1024 + 1) });
+    expect(res.status).toBe(413);
+    expect(JSON.parse(res.text_).code).toBe('payload_too_large');
+  });
+});
+
+describe('Bearer access tokens', () => {
+  it('refuses a valid token of a subject that never logged in with 401 unknown_user', async () => {
+    const token = await app.issuer.accessToken({ sub: 'never-logged-in' });
+    const { response, error } = await app.api(token).GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ code: 'unknown_user' });
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('refuses a request without Authorization with 401 and a challenge', async () => {
+    const { response } = await app.api().GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(response.headers.get('www-authenticate')).toMatch(/^Bearer/);
+  });
+
+  it.each([
+    ['expired', () => app.issuer.bad.expired('access')],
+    ['of another issuer', () => app.issuer.bad.wrongIssuer('access')],
+    ['with a bad signature', () => app.issuer.bad.foreignKey('access')],
+    ['with alg none', () => app.issuer.bad.algNone('access')],
+    ['malformed', async () => app.issuer.bad.malformed()],
+  ])('refuses an access token %s with 401', async (_what, mint) => {
+    await app.login('alice');
+    const { response, error } = await app.api(await mint()).GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ code: 'unauthorized', status: '401' });
+  });
+
+  it('refuses an unknown authorization scheme', async () => {
+    const res = await app.request('GET', '/v1/users/me', { headers: { authorization: 'Basic YWxpY2U6eA==' } });
+    expect(res.status).toBe(401);
+  });
+});

@@ -1,0 +1,104 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { openapiDocument } from '../../../generated/openapi-document.js';
+import { NOT_YET_IMPLEMENTED } from '../../../src/http/handlers/not-yet.js';
+import { operations } from '../../../generated/operations.js';
+import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+
+let app: TestApp;
+let alice: TestUser;
+beforeAll(async () => {
+  app = await startTestApp();
+  alice = await app.login('alice');
+});
+afterAll(() => app?.close());
+
+describe('errors at the edge', () => {
+  it('answers an unknown route with 404 and the error body', async () => {
+    for (const path of ['/v1/nothing-here', '/nothing', '/v1/rooms/x/y/z']) {
+      const res = await fetch(`${app.url}${path}`);
+      expect(res.status, path).toBe(404);
+      expect(res.headers.get('content-type')).toMatch(/^application\/json/);
+      expect(await res.json()).toMatchObject({ code: 'not_found', status: '404', documentation_url: expect.any(String) });
+    }
+  });
+
+  it('answers a known path with a wrong method with 405 and Allow', async () => {
+    const res = await fetch(`${app.url}/v1/users/me`, { method: 'DELETE' });
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toContain('GET');
+    expect(await res.json()).toMatchObject({ code: 'method_not_allowed', status: '405' });
+  });
+
+  it.each(Object.entries(NOT_YET_IMPLEMENTED))('%s answers 501 with the error body until issue %i lands', async (id) => {
+    const { method, path } = operations[id as keyof typeof operations];
+    const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+    const op = (openapiDocument.paths as any)[path][method];
+    const content = op.requestBody?.content ?? {};
+    const type = Object.keys(content)[0];
+    const body = type === 'application/json' ? JSON.stringify(content[type].example ?? {}) : type ? 'bytes' : undefined;
+    const query = id === 'create_room_asset' ? '?filename=a.txt' : '';
+    // the call-in start is for gateways holding a service token with the call-in role
+    const token = id === 'start_call_in' ? await app.issuer.serviceToken(['call-in']) : alice.accessToken;
+    const res = await app.request(method.toUpperCase(), `/v1${concrete}${query}`, {
+      headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) },
+      body,
+    });
+    expect(res.status, res.text_).toBe(501);
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'not_implemented', status: '501' });
+  });
+});
+
+describe('request id', () => {
+  it('echoes a well-formed x-request-id and makes one up otherwise', async () => {
+    const echoed = await fetch(`${app.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
+    expect(echoed.headers.get('x-request-id')).toBe('abc-123');
+    const made = await fetch(`${app.url}/health`, { headers: { 'x-request-id': 'bad id with spaces' } });
+    expect(made.headers.get('x-request-id')).toMatch(/^[0-9a-f-]{36}$/);
+  });
+});
+
+describe('CORS', () => {
+  it('answers preflights and exposes Link', async () => {
+    const res = await fetch(`${app.url}/v1/users`, {
+      method: 'OPTIONS',
+      headers: { origin: 'https://app.example', 'access-control-request-method': 'PATCH', 'access-control-request-headers': 'authorization,content-type' },
+    });
+    expect(res.status).toBe(204);
+    expect(res.headers.get('access-control-allow-origin')).toBe('*');
+    expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
+    const get = await fetch(`${app.url}/v1/users`, { headers: { origin: 'https://app.example', authorization: `Bearer ${alice.accessToken}` } });
+    expect(get.headers.get('access-control-expose-headers')).toContain('Link');
+  });
+});
+
+describe('health, docs, spec and metrics', () => {
+  it('answers /health with 200 while the database answers', async () => {
+    const res = await app.request('GET', '/health');
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text_)).toEqual({ status: 'ok', database: 'up' });
+  });
+
+  it('serves the contract at /v1/openapi.json', async () => {
+    const res = await fetch(`${app.url}/v1/openapi.json`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual(openapiDocument);
+  });
+
+  it('serves a rendered reference at /docs with its assets, offline', async () => {
+    const page = await fetch(`${app.url}/docs`);
+    expect(page.status).toBe(200);
+    const html = await page.text();
+    expect(html).toContain('swagger-ui-bundle.js');
+    expect(html).not.toMatch(/https?:\/\//);
+    const bundle = await fetch(`${app.url}/docs/swagger-ui-bundle.js`);
+    expect(bundle.status).toBe(200);
+    expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
+  });
+
+  it('counts requests per operationId at /metrics', async () => {
+    await app.api(alice.accessToken).GET('/users/me');
+    const text = await (await fetch(`${app.url}/metrics`)).text();
+    expect(text).toMatch(/convene_http_requests_total\{operation="get_me",method="GET",status="200"\} [1-9]/);
+    expect(text).toContain('convene_http_request_duration_seconds_bucket{le="0.005",operation="get_me"}');
+  });
+});

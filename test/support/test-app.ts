@@ -1,0 +1,147 @@
+/**
+ * A real Convene instance for a test file: the real HTTP server on 127.0.0.1 port 0, the test OIDC
+ * issuer, and the test database (PGlite in memory, or a fresh PostgreSQL database when DATABASE_URL
+ * is set). Every answer that goes through `api()` or `request()` is checked against the contract.
+ */
+import type { AddressInfo } from 'node:net';
+import createClient, { type Client, type Middleware } from 'openapi-fetch';
+import type { paths } from '../../generated/openapi.js';
+import { operations, type OperationId } from '../../generated/operations.js';
+import { loadConfig } from '../../src/config/load.js';
+import type { Config } from '../../src/config/schema.js';
+import { createConvene, type Convene } from '../../src/server.js';
+import { pino } from 'pino';
+import { checkResponse, operationFor } from './contract.js';
+import { createTestDatabase } from './database.js';
+import { startTestIssuer, type TestIssuer } from './oidc-issuer.js';
+
+type DeepPartial<T> = { [K in keyof T]?: T[K] extends object ? DeepPartial<T[K]> : T[K] };
+
+export interface TestUser {
+  id: string;
+  name: string;
+  email: string;
+  accessToken: string;
+  idToken: string;
+}
+
+export interface TestApp {
+  url: string;
+  issuer: TestIssuer;
+  config: Config;
+  convene: Convene;
+  /** A typed client whose every answer is checked against the contract; `token` as Bearer. */
+  api(token?: string): Client<paths>;
+  /** A raw request (any method, path, headers, body), checked against the contract when the route is one of its operations. */
+  request(method: string, path: string, init?: { headers?: Record<string, string>; body?: string | Buffer }): Promise<Response & { text_: string }>;
+  /** Logs a user in through POST /v1/auth/login and returns their tokens and id. */
+  login(name: string, claims?: Record<string, unknown>): Promise<TestUser>;
+  /** Empties every table (between tests). */
+  reset(): Promise<void>;
+  /** Starts another instance with other configuration over the same database and issuer. */
+  withConfig(overrides: DeepPartial<Config>): Promise<TestApp>;
+  close(): Promise<void>;
+}
+
+const contractCheck: Middleware = {
+  async onResponse({ request, response, schemaPath }) {
+    const operationId = operationFor(request.method, schemaPath);
+    checkResponse(operationId, {
+      status: response.status,
+      contentType: response.headers.get('content-type'),
+      body: await response.clone().text(),
+    });
+    return response;
+  },
+};
+
+export async function startTestApp(overrides: DeepPartial<Config> = {}): Promise<TestApp> {
+  const issuer = await startTestIssuer({ clientId: 'convene' });
+  const db = await createTestDatabase();
+  const started = await instance(issuer, db, overrides);
+  const closeAll = started.close;
+  started.close = async () => {
+    await closeAll();
+    await db.close();
+    await issuer.close();
+  };
+  return started;
+}
+
+async function instance(
+  issuer: TestIssuer,
+  db: Awaited<ReturnType<typeof createTestDatabase>>,
+  overrides: DeepPartial<Config>,
+): Promise<TestApp> {
+  const config = loadConfig({
+    file: false, // independent of a developer's ./convene.toml
+    env: {},
+    overrides: {
+      http: { host: '127.0.0.1', port: 0 },
+      database: { in_memory: true },
+      oidc: { issuer: issuer.issuer, client_id: 'convene' },
+      dev: { identity_provider: false },
+      logging: { level: 'silent' },
+      ...overrides,
+    },
+  });
+  const convene = await createConvene(config, { database: db.database, logger: pino({ level: 'silent' }) });
+  const address: AddressInfo = await convene.listen(0, '127.0.0.1');
+  const url = `http://127.0.0.1:${address.port}`;
+
+  const app: TestApp = {
+    url,
+    issuer,
+    config,
+    convene,
+    api(token) {
+      const client = createClient<paths>({ baseUrl: `${url}/v1`, headers: token ? { authorization: `Bearer ${token}` } : {} });
+      client.use(contractCheck);
+      return client;
+    },
+    async request(method, path, init = {}) {
+      const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
+      const text = await response.text();
+      const template = templateOf(method, path.split('?')[0]!);
+      if (template) {
+        checkResponse(template, { status: response.status, contentType: response.headers.get('content-type'), body: text });
+      }
+      return Object.assign(response, { text_: text });
+    },
+    async login(name, claims = {}) {
+      const email = `${name}@example.test`;
+      const base = { sub: `sub-${name}`, email, given_name: cap(name), family_name: 'Tester', ...claims };
+      const idToken = await issuer.idToken(base);
+      const accessToken = await issuer.accessToken({ sub: base.sub });
+      const login = await app.api().POST('/auth/login', { body: { id_token: idToken } });
+      if (login.response.status !== 200) throw new Error(`login of ${name} failed: ${login.response.status}`);
+      const me = await app.api(accessToken).GET('/users/me');
+      return { id: me.data!.id, name, email, accessToken, idToken };
+    },
+    reset: () => db.reset(),
+    withConfig: (more) => instance(issuer, db, { ...overrides, ...more }),
+    close: () => convene.close(),
+  };
+  return app;
+}
+
+const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
+
+/** The operation a concrete /v1 path belongs to, if any (for checking raw requests). */
+function templateOf(method: string, path: string) {
+  const m = method.toLowerCase();
+  const relative = path === '/health' ? '/health' : path.startsWith('/v1/') ? path.slice(3) : undefined;
+  if (relative === undefined) return undefined;
+  for (const [id, op] of Object.entries(operations)) {
+    if (op.method !== m) continue;
+    const re = new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
+    if (re.test(relative) && !staticSibling(operations, m, relative, op.path)) return id as OperationId;
+  }
+  return undefined;
+}
+
+// `/users/me` must not be taken for `/users/{user_id}`
+function staticSibling(ops: Record<string, { method: string; path: string }>, method: string, path: string, template: string) {
+  return template.includes('{') && Object.values(ops).some((o) => o.method === method && o.path === path);
+}
+
