@@ -20,6 +20,8 @@ async function main(): Promise<void> {
   const logger = createLogger(config.logging.level);
   const convene = await createConvene(config, { logger });
   const address = await convene.listen();
+  const warm = performance.now();
+  void convene.warmUp().then(() => logger.debug({ ms: Math.round(performance.now() - warm) }, 'request validators compiled'));
   logger.info(
     { port: address.port, host: address.address, database: convene.database.dialect },
     `Convene listening on http://${address.family === 'IPv6' ? `[${address.address}]` : address.address}:${address.port}`,

@@ -30,6 +30,8 @@ export interface Convene {
   identity: Identity;
   logger: Logger;
   listen(port?: number, host?: string): Promise<AddressInfo>;
+  /** Compiles all request validators now instead of on each operation's first request. */
+  warmUp(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -47,14 +49,14 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const users = createUserService({ db: database.db, config, tariffs, directory });
 
     const handlers = createHandlers({ config, database, identity, users, tariffs });
-    const { app } = await createHttpApp({
+    const http = await createHttpApp({
       config,
       logger,
       auth: { identity, users, callInRole: config.oidc.call_in_role },
       handlers,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
-    const server = createServer(app);
+    const server = createServer(http.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
 
     return {
@@ -71,6 +73,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
           });
         });
       },
+      warmUp: () => http.warmUp(),
       async close() {
         await new Promise<void>((resolve) => {
           server.close(() => resolve());

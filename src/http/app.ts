@@ -41,6 +41,8 @@ export interface HttpAppOptions {
 export interface HttpApp {
   app: express.Express;
   metrics: HttpMetrics;
+  /** Compiles every operation's request validators ahead of their first request (see validation.ts). */
+  warmUp(): Promise<void>;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -119,6 +121,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const caller = await resolveCaller(route.security, req.get('authorization'), auth);
       checkBody(req, route);
       const json = route.body?.mediaType === 'application/json';
+      rejectNulCharacters({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
       const valid = validator.validate(validator.operation(route.operationId), {
         method: req.method,
         path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
@@ -155,7 +158,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     res.status(appError.status).type('application/json').send(JSON.stringify(appError.toBody()));
   });
 
-  return { app, metrics };
+  return { app, metrics, warmUp: () => validator.warmUp() };
 }
 
 type ReplyShape = {
@@ -187,6 +190,26 @@ function checkBody(req: Request, route: Route): void {
   if (sent && !req.is(route.body.mediaType)) throw errors.invalidContentType();
   if (route.body.required && (!sent || req.body === undefined)) {
     throw errors.validationFailed([{ field: 'body', code: 'value_required', message: 'A request body is required' }]);
+  }
+}
+
+/** PostgreSQL text cannot hold U+0000; a string carrying one is refused here rather than failing in the database. */
+function rejectNulCharacters(parameters: Record<string, unknown>, body: unknown): void {
+  const offending: string[] = [];
+  const scan = (value: unknown, path: string): void => {
+    if (typeof value === 'string') {
+      if (value.includes('\u0000')) offending.push(path);
+    } else if (Array.isArray(value)) value.forEach((v, i) => scan(v, `${path}.${i}`));
+    else if (value !== null && typeof value === 'object') {
+      for (const [k, v] of Object.entries(value)) scan(v, path ? `${path}.${k}` : k);
+    }
+  };
+  scan(parameters, '');
+  scan(body, '');
+  if (offending.length > 0) {
+    throw errors.validationFailed(
+      offending.map((field) => ({ field, code: 'invalid_value', message: 'must not contain NUL characters' })),
+    );
   }
 }
 

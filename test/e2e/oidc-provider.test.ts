@@ -13,6 +13,7 @@ import { exportJWK, generateKeyPair } from 'jose';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createIdentity } from '../../src/domain/identity/identity.js';
+import { startTestApp } from '../support/test-app.js';
 import type { IdentityConfig } from '../../src/domain/identity/identity-config.js';
 
 // oidc-provider ships no type declarations; describe the little this test uses. The specifier is not a
@@ -44,7 +45,16 @@ beforeAll(async () => {
     cookies: { keys: [randomBytes(16).toString('hex')] },
     pkce: { required: () => true },
     ttl: { AuthorizationCode: 60, AccessToken: 600, IdToken: 600, Interaction: 600, Session: 3600, Grant: 3600 },
-    features: { devInteractions: { enabled: true } },
+    features: {
+      devInteractions: { enabled: true },
+      // JWT access tokens for Convene's API (opaque ones are the default), as Keycloak issues them
+      resourceIndicators: {
+        enabled: true,
+        defaultResource: () => 'https://convene.test/v1',
+        useGrantedResource: () => true,
+        getResourceServerInfo: () => ({ scope: 'api', audience: 'convene', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+      },
+    },
     // Scope claims go into the ID token too (toolchain gotcha 27); login needs the email there.
     conformIdTokenClaims: false,
     claims: { openid: ['sub'], email: ['email', 'email_verified'], profile: ['given_name', 'family_name', 'name'] },
@@ -88,7 +98,7 @@ async function signIn(login: string): Promise<{ id_token: string; access_token: 
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL('/auth', issuer);
   authorize.search = new URLSearchParams({
-    client_id: 'convene', response_type: 'code', scope: 'openid email profile', redirect_uri: REDIRECT_URI, state: 'st4te',
+    client_id: 'convene', response_type: 'code', scope: 'openid email profile api', redirect_uri: REDIRECT_URI, state: 'st4te',
     nonce: 'n0nce', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
   }).toString();
 
@@ -143,5 +153,26 @@ describe('a real OpenID provider (oidc-provider)', () => {
     const tokens = await signIn('mallory');
     const identity = await createIdentity({ ...configFor(issuer), oidc: { ...configFor(issuer).oidc, client_id: 'someone-else' } });
     await expect(identity.verifyIdToken(tokens.id_token)).rejects.toMatchObject({ status: 400, code: 'invalid_id_token' });
+  });
+});
+
+describe('Convene with a real OpenID provider as its issuer', () => {
+  it('logs a user in from the provider’s ID token and serves them with its access token', async () => {
+    const app = await startTestApp({ oidc: { issuer, client_id: 'convene', provider_name: 'e2e' } });
+    try {
+      const tokens = await signIn('frank');
+      const provider = await app.api().GET('/auth/login');
+      expect(provider.data).toEqual({ oidc: { name: 'e2e', url: issuer } });
+
+      const login = await app.api().POST('/auth/login', { body: { id_token: tokens.id_token } });
+      expect(login.response.status).toBe(200);
+      expect(login.data).toEqual({ permissions: [] });
+
+      const me = await app.api(tokens.access_token).GET('/users/me');
+      expect(me.response.status).toBe(200);
+      expect(me.data).toMatchObject({ email: 'frank@example.test', firstname: 'Eve', lastname: 'Provider' });
+    } finally {
+      await app.close();
+    }
   });
 });

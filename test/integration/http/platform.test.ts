@@ -48,6 +48,71 @@ describe('errors at the edge', () => {
   });
 });
 
+describe('access', () => {
+  const all = Object.entries(operations).map(([id, op]) => {
+    const spec = (openapiDocument.paths as any)[op.path][op.method];
+    return [id, op.method, op.path, spec.security as unknown[]] as const;
+  });
+
+  it.each(all.filter(([, , , security]) => security.length > 0))(
+    '%s refuses anonymous callers with 401 and a challenge',
+    async (_id, method, path) => {
+      const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+      const res = await app.request(method.toUpperCase(), `/v1${concrete}`);
+      expect(res.status).toBe(401);
+      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+      expect(JSON.parse(res.text_)).toMatchObject({ status: '401' });
+    },
+  );
+
+  it('lists exactly the operations the interface leaves open to anonymous callers', () => {
+    const open = all.filter(([, , , security]) => security.length === 0).map(([id]) => id);
+    expect(open.sort()).toEqual(['get_health', 'get_login_provider', 'login', 'start_invited_room', 'verify_invite_code']);
+  });
+});
+
+describe('hostile input', () => {
+  const auth = () => ({ authorization: `Bearer ${alice.accessToken}` });
+  it.each([
+    ['a malformed percent escape in a path id', '/v1/users/%E0%A4%A'],
+    ['a null byte in a path id', '/v1/users/%00'],
+    ['a null byte in a query', '/v1/users/find?q=ab%00cd'],
+    ['a malformed escape in a query', '/v1/users?page=%ZZ'],
+    ['an over-long query', `/v1/users/find?q=${'a'.repeat(300)}`],
+    ['an array where a scalar belongs', '/v1/users?per_page[]=1'],
+  ])('answers %s with a 4xx and the error body', async (_what, path) => {
+    const res = await fetch(`${app.url}${path}`, { headers: auth() });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(await res.json()).toMatchObject({ code: expect.any(String), status: String(res.status) });
+  });
+
+  it('accepts a 255-character search and refuses 256', async () => {
+    const ok = await app.request('GET', `/v1/users/find?q=${'a'.repeat(255)}`, { headers: auth() });
+    expect(ok.status).toBe(200);
+    const long = await app.request('GET', `/v1/users/find?q=${'a'.repeat(256)}`, { headers: auth() });
+    expect(long.status).toBe(400);
+  });
+
+  it('refuses a NUL character inside a JSON field and stores nothing', async () => {
+    const res = await app.request('PATCH', '/v1/users/me', {
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({ title: 'Dr.\u0000' }),
+    });
+    expect(res.status).toBe(400);
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'title', code: 'invalid_value' }] });
+    const me = await app.api(alice.accessToken).GET('/users/me');
+    expect(me.data!.title).toBe('');
+  });
+
+  it('answers JSON that is not an object with 400', async () => {
+    for (const body of ['"text"', '42', 'null', '[]']) {
+      const res = await app.request('PATCH', '/v1/users/me', { headers: { ...auth(), 'content-type': 'application/json' }, body });
+      expect(res.status, body).toBe(400);
+    }
+  });
+});
+
 describe('request id', () => {
   it('echoes a well-formed x-request-id and makes one up otherwise', async () => {
     const echoed = await fetch(`${app.url}/health`, { headers: { 'x-request-id': 'abc-123' } });
@@ -68,6 +133,12 @@ describe('CORS', () => {
     expect(res.headers.get('access-control-allow-methods')).toContain('PATCH');
     const get = await fetch(`${app.url}/v1/users`, { headers: { origin: 'https://app.example', authorization: `Bearer ${alice.accessToken}` } });
     expect(get.headers.get('access-control-expose-headers')).toContain('Link');
+  });
+});
+
+describe('request validators', () => {
+  it('compile for every operation of the contract', async () => {
+    await expect(app.convene.warmUp()).resolves.toBeUndefined();
   });
 });
 
