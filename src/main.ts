@@ -3,6 +3,8 @@
  * SIGINT (in-flight requests finish, idle connections close, then the database).
  */
 import { ConfigError, loadConfig } from './config/load.js';
+import { DataDirLockedError } from './db/connect.js';
+import { IdentityConfigurationError } from './domain/identity/identity.js';
 import { createLogger } from './logger.js';
 import { createConvene } from './server.js';
 
@@ -45,6 +47,11 @@ async function main(): Promise<void> {
 }
 
 main().catch((err: unknown) => {
+  // a setup the operator must fix: say what, without a stack trace
+  if (err instanceof DataDirLockedError || err instanceof IdentityConfigurationError) {
+    console.error(`convene: ${err.message}`);
+    process.exit(2);
+  }
   console.error(err instanceof Error ? (err.stack ?? err.message) : err);
   process.exit(1);
 });

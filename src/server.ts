@@ -38,7 +38,11 @@ export interface Convene {
 export async function createConvene(config: Config, options: ConveneOptions = {}): Promise<Convene> {
   const logger = options.logger ?? createLogger(config.logging.level);
   const ownsDatabase = !options.database;
-  const database = options.database ?? (await openDatabase(config.database));
+  const database =
+    options.database ??
+    (await openDatabase(config.database, {
+      onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; the next query reconnects'),
+    }));
   try {
     if (ownsDatabase) await migrateToLatest(database.db);
 
