@@ -23,7 +23,18 @@ const page = `<!doctype html>
 </html>
 `;
 
-const init = `window.ui = SwaggerUIBundle({ url: '/v1/openapi.json', dom_id: '#swagger-ui', deepLinking: false });\n`;
+// Error bodies link to `/docs#error-<code>`; the anchors live in the rendered description, which
+// exists only once Swagger UI has drawn it, so scroll there when it is done.
+const init = `window.ui = SwaggerUIBundle({
+  url: '/v1/openapi.json',
+  dom_id: '#swagger-ui',
+  deepLinking: false,
+  onComplete: function () {
+    var target = location.hash && document.getElementById(location.hash.slice(1));
+    if (target) target.scrollIntoView();
+  },
+});
+`;
 
 export function docsRouter(document: Record<string, unknown>): Router {
   const router = express.Router();

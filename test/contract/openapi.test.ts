@@ -160,3 +160,19 @@ describe('examples', () => {
     for (const [, m] of media) expect(m.example !== undefined || m.examples !== undefined).toBe(true);
   });
 });
+
+describe('error codes', () => {
+  it('documents every code the service answers with, under the anchor its documentation_url names', async () => {
+    const { readFileSync, readdirSync, statSync } = await import('node:fs');
+    const { join } = await import('node:path');
+    const files = (dir: string): string[] =>
+      readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
+    const source = files('src').filter((f) => f.endsWith('.ts')).map((f) => readFileSync(f, 'utf8')).join('\n');
+    const used = new Set(
+      [...source.matchAll(/new AppError\(\d+, '([a-z_]+)'|errors\.(?:badRequest|conflict)\('([a-z_]+)'/g)].map((m) => m[1] ?? m[2]!),
+    );
+    expect(used.size).toBeGreaterThan(10);
+    const description = String(d.info.description);
+    for (const code of used) expect(description, code).toContain(`<a id="error-${code}"></a>`);
+  });
+});

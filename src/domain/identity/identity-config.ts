@@ -1,25 +1,15 @@
+import type { Config } from '../../config/schema.js';
+
 /**
- * The slice of the service configuration (src/config, brief's `Config`) that the identity layer
- * reads. Declared structurally so the full `Config` is assignable to it and tests can build just
- * these keys.
+ * The slice of the service configuration that the identity layer reads, derived from `Config` so the
+ * two cannot drift; tests can build just these keys.
  */
 export interface IdentityConfig {
-  http: { port: number; public_url?: string };
-  database: { data_dir: string; in_memory: boolean };
-  oidc: {
-    issuer?: string;
-    client_id: string;
-    audience?: string;
-    service_roles_claim: string;
-    call_in_role: string;
-    provider_name: string;
-    admin_api_url?: string;
-    admin_client_id?: string;
-    admin_client_secret?: string;
-    admin_token_url?: string;
-  };
-  dev: { identity_provider: boolean };
-  tariffs: { claim?: string };
+  http: Pick<Config['http'], 'port' | 'public_url'>;
+  database: Pick<Config['database'], 'data_dir' | 'in_memory'>;
+  oidc: Config['oidc'];
+  dev: Config['dev'];
+  tariffs: Pick<Config['tariffs'], 'claim'>;
 }
 
 /** A configuration that cannot work; thrown at start-up so the service refuses to run with it. */
