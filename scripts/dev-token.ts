@@ -12,7 +12,7 @@
  */
 import { parseArgs } from 'node:util';
 
-import { loadConfig } from '../src/config/load.js';
+import { loadConfigOrExit } from '../src/config/load.js';
 import { mintDevTokens } from '../src/domain/identity/dev-token.js';
 
 const usage = 'usage: npm run dev-token -- <name> [--service] [--lifetime <seconds>] [--field id_token|access_token]';
@@ -32,7 +32,7 @@ async function main(): Promise<void> {
     process.exitCode = values.help ? 0 : 2;
     return;
   }
-  const config = await loadConfig();
+  const config = loadConfigOrExit();
   const output = await mintDevTokens(config, {
     name: positionals[0]!,
     service: values.service,

@@ -4,21 +4,12 @@
  * this is for deployments that migrate before rolling out. On embedded PGlite it refuses to run
  * while a server holds the data directory.
  */
-import { ConfigError, loadConfig } from '../src/config/load.js';
+import { loadConfigOrExit } from '../src/config/load.js';
 import { openDatabase } from '../src/db/connect.js';
 import { migrateToLatest } from '../src/db/migrate.js';
 
 async function main(): Promise<number> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      return 2;
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const target = config.database.url ? 'PostgreSQL' : config.database.in_memory ? 'PGlite in memory' : `PGlite in ${config.database.data_dir}`;
   const database = await openDatabase(config.database);
   try {

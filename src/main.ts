@@ -2,23 +2,14 @@
  * The composition root: load the configuration, build the instance, listen, and drain on SIGTERM or
  * SIGINT (in-flight requests finish, idle connections close, then the database).
  */
-import { ConfigError, loadConfig } from './config/load.js';
+import { loadConfigOrExit } from './config/load.js';
 import { DataDirLockedError } from './db/connect.js';
 import { IdentityConfigurationError } from './domain/identity/identity.js';
 import { createLogger } from './logger.js';
 import { createConvene } from './server.js';
 
 async function main(): Promise<void> {
-  let config;
-  try {
-    config = loadConfig();
-  } catch (err) {
-    if (err instanceof ConfigError) {
-      console.error(err.message);
-      process.exit(2);
-    }
-    throw err;
-  }
+  const config = loadConfigOrExit();
   const logger = createLogger(config.logging.level);
   const convene = await createConvene(config, { logger });
   const address = await convene.listen();

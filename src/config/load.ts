@@ -235,3 +235,16 @@ const keyOf = (path: Path): string => JSON.stringify(path.map(String));
 function dotted(path: Path): string {
   return path.map((segment, index) => (/^\d+$/.test(String(segment)) ? `[${segment}]` : index === 0 ? segment : `.${segment}`)).join('');
 }
+
+/** For commands (the service, `npm run migrate`, `npm run dev-token`): a bad configuration ends the process with its message and exit code 2. */
+export function loadConfigOrExit(options: LoadConfigOptions = {}): Config {
+  try {
+    return loadConfig(options);
+  } catch (err) {
+    if (err instanceof ConfigError) {
+      console.error(err.message);
+      process.exit(2);
+    }
+    throw err;
+  }
+}
