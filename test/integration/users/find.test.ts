@@ -1,58 +1,29 @@
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { Kysely } from 'kysely';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 
-import { loadConfig } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
-import type { DB } from '../../../src/db/schema.js';
-import { AppError } from '../../../src/http/errors.js';
 import { createKeycloakDirectory, type KeycloakDirectory } from '../../../src/domain/identity/keycloak-directory.js';
-import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
-import { createUserService, type User } from '../../../src/domain/users/users.service.js';
-import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import type { User, UserService } from '../../../src/domain/users/users.service.js';
 import { startKeycloakAdminStandIn, type KeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
+import { registerUser, rejection, userServiceFor, useUsersTestDatabase } from '../../support/users.js';
 
 const AVATARS = 'https://avatars.test/avatar/';
 
-let testDb: TestDatabase;
-let db: Kysely<DB>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = testDb.database.db;
-});
-afterAll(async () => testDb.close());
-beforeEach(async () => testDb.reset());
+const testDatabase = useUsersTestDatabase();
 
 function service(endpoints: Partial<Config['endpoints']> = {}, findLimit = 5, directory?: KeycloakDirectory) {
-  const config = loadConfig({ file: false, env: {}, overrides: { endpoints, users: { find_limit: findLimit, avatar_base_url: AVATARS } } });
-  return createUserService({ db, config, tariffs: createTariffCatalog(config.tariffs), ...(directory ? { directory } : {}) });
+  return userServiceFor(testDatabase(), { endpoints, users: { find_limit: findLimit, avatar_base_url: AVATARS }, deps: directory ? { directory } : {} });
 }
 
-let seq = 0;
 async function register(
-  users: ReturnType<typeof service>,
-  fields: { firstname?: string; lastname?: string; email?: string; display_name?: string },
+  users: UserService,
+  { firstname = 'Some', lastname = 'Body', ...fields }: { firstname?: string; lastname?: string; email?: string; display_name?: string },
 ): Promise<User> {
-  seq += 1;
-  const { user } = await users.login({
-    issuer: 'https://idp.test',
-    subject: `subject-${seq}`,
-    email: fields.email ?? `user${seq}@example.org`,
-    firstname: fields.firstname ?? 'Some',
-    lastname: fields.lastname ?? 'Body',
+  return registerUser(users, {
+    firstname,
+    lastname,
+    ...(fields.email !== undefined ? { email: fields.email } : {}),
     ...(fields.display_name ? { display_name: fields.display_name } : {}),
-    expires_at: new Date(Date.now() + 3_600_000),
   });
-  return user;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
 }
 
 describe('findUsers', () => {

@@ -1,69 +1,27 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 
-import { loadConfig } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
 import type { DB } from '../../../src/db/schema.js';
-import { AppError } from '../../../src/http/errors.js';
-import type { IdentityClaims } from '../../../src/domain/identity/identity.js';
-import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
-import { createUserService, type UserServiceDeps } from '../../../src/domain/users/users.service.js';
-import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import type { UserServiceDeps } from '../../../src/domain/users/users.service.js';
+import { claimsFor, HOUR, ISSUER, rejection, userServiceFor, useUsersTestDatabase } from '../../support/users.js';
 
-const ISSUER = 'https://idp.test/realms/main';
-const HOUR = 3_600_000;
-
-function testConfig(endpoints: Partial<Config['endpoints']> = {}): Config {
-  return loadConfig({
-    file: false,
-    env: {},
-    overrides: {
-      endpoints,
-      users: { default_language: 'de-DE', avatar_base_url: 'https://avatars.test/avatar/' },
-      tariffs: {
-        default: 'basic',
-        definitions: { basic: {}, pro: { quotas: { room_participant_limit: 500 } } },
-      },
-    },
-  });
-}
-
-let seq = 0;
-function claimsFor(overrides: Partial<IdentityClaims> = {}): IdentityClaims {
-  seq += 1;
-  return {
-    issuer: ISSUER,
-    subject: `subject-${seq}`,
-    email: `user${seq}@example.org`,
-    firstname: 'Ada',
-    lastname: 'Lovelace',
-    expires_at: new Date(Math.floor(Date.now() / 1000) * 1000 + HOUR),
-    ...overrides,
-  };
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
-
-let testDb: TestDatabase;
+const testDatabase = useUsersTestDatabase();
 let db: Kysely<DB>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = testDb.database.db;
+beforeAll(() => {
+  db = testDatabase();
 });
-afterAll(async () => testDb.close());
-beforeEach(async () => testDb.reset());
 
 function service(endpoints: Partial<Config['endpoints']> = {}, extra: Partial<UserServiceDeps> = {}) {
-  const config = testConfig(endpoints);
-  return createUserService({ db, config, tariffs: createTariffCatalog(config.tariffs), ...extra });
+  return userServiceFor(db, {
+    endpoints,
+    users: { default_language: 'de-DE', avatar_base_url: 'https://avatars.test/avatar/' },
+    tariffs: {
+      default: 'basic',
+      definitions: { basic: {}, pro: { quotas: { room_participant_limit: 500 } } },
+    },
+    deps: extra,
+  });
 }
 
 describe('login', () => {

@@ -1,50 +1,23 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeAll, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 
-import { loadConfig } from '../../../src/config/load.js';
 import type { Config } from '../../../src/config/schema.js';
 import type { DB } from '../../../src/db/schema.js';
-import { AppError } from '../../../src/http/errors.js';
-import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
-import { createUserService, type User, type UserPatch } from '../../../src/domain/users/users.service.js';
-import { createTestDatabase, type TestDatabase } from '../../support/database.js';
+import type { User, UserPatch, UserService } from '../../../src/domain/users/users.service.js';
+import { registerUser, rejection, userServiceFor, useUsersTestDatabase } from '../../support/users.js';
 
-let testDb: TestDatabase;
+const testDatabase = useUsersTestDatabase();
 let db: Kysely<DB>;
-
-beforeAll(async () => {
-  testDb = await createTestDatabase();
-  db = testDb.database.db;
+beforeAll(() => {
+  db = testDatabase();
 });
-afterAll(async () => testDb.close());
-beforeEach(async () => testDb.reset());
 
 function service(endpoints: Partial<Config['endpoints']> = {}) {
-  const config = loadConfig({ file: false, env: {}, overrides: { endpoints } });
-  return createUserService({ db, config, tariffs: createTariffCatalog(config.tariffs) });
+  return userServiceFor(db, { endpoints });
 }
 
-let seq = 0;
-async function register(users: ReturnType<typeof service>, firstname: string, lastname = 'Test'): Promise<User> {
-  seq += 1;
-  const { user } = await users.login({
-    issuer: 'https://idp.test',
-    subject: `subject-${seq}`,
-    email: `${firstname.toLowerCase()}${seq}@example.org`,
-    firstname,
-    lastname,
-    expires_at: new Date(Date.now() + 3_600_000),
-  });
-  return user;
-}
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (err: unknown) => err,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
+async function register(users: UserService, firstname: string, lastname = 'Test'): Promise<User> {
+  return registerUser(users, (n) => ({ email: `${firstname.toLowerCase()}${n}@example.org`, firstname, lastname }));
 }
 
 async function roomOf(creatorId: string): Promise<string> {
