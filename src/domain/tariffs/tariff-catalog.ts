@@ -1,21 +1,11 @@
+import type { components } from '../../../generated/openapi.js';
 import type { Config, TariffDefinition } from '../../config/schema.js';
 import { SIGNALING_MODULES, type SignalingModuleDefinition } from './modules.js';
 import { tariffIdFor } from './tariff-id.js';
 
 /** The Tariff of the contract (interface-spec §2; `modules` as an array per design.md §8). */
-export interface Tariff {
-  id: string;
-  name: string;
-  quotas: Record<string, number>;
-  enabled_modules: string[];
-  disabled_features: string[];
-  modules: TariffModule[];
-}
-
-export interface TariffModule {
-  id: string;
-  features: string[];
-}
+export type Tariff = components['schemas']['Tariff'];
+export type TariffModule = components['schemas']['TariffModule'];
 
 export interface TariffCatalog {
   /** The tariff users get when their own is unset or no longer configured. */

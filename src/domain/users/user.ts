@@ -4,6 +4,8 @@
  * (interface-spec §2) that responses carry. Database rows never leave this folder.
  */
 
+import type { components } from '../../../generated/openapi.js';
+
 export const TARIFF_STATUSES = ['default', 'paid', 'downgraded'] as const;
 export type TariffStatus = (typeof TARIFF_STATUSES)[number];
 
@@ -27,33 +29,13 @@ export interface User {
   id_token_exp: Date | null;
 }
 
-export interface PublicUserProfile {
-  id: string;
-  email: string;
-  title: string;
-  firstname: string;
-  lastname: string;
-  display_name: string;
-  avatar_url: string;
-}
+type Schemas = components['schemas'];
 
-export interface CurrentUser extends PublicUserProfile {
-  dashboard_theme: string;
-  conference_theme: string;
-  language: string;
-  tariff_status: TariffStatus;
-  /** Bytes of assets stored in the rooms the user created. */
-  used_storage: number;
-}
-
+/** The contract's shapes, straight from the generated types so the domain cannot drift from the spec. */
+export type PublicUserProfile = Schemas['PublicUserProfile'];
+export type CurrentUser = Schemas['CurrentUser'] & { tariff_status: TariffStatus; used_storage: number };
 /** The body of `PATCH /users/me`; limits are the contract's and enforced by the HTTP layer. */
-export interface UserPatch {
-  title?: string;
-  display_name?: string;
-  language?: string;
-  dashboard_theme?: string;
-  conference_theme?: string;
-}
+export type UserPatch = Pick<Schemas['PatchMe'], 'title' | 'display_name' | 'language' | 'dashboard_theme' | 'conference_theme'>;
 
 /** A find-users result: a registered user, or (with `users_find_use_kc`) one only the IdP knows. */
 export type FoundUser =
