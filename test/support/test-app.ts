@@ -9,6 +9,7 @@ import type { paths } from '../../generated/openapi.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import { RouteTable } from '../../src/http/routes.js';
 import { createConvene, type Convene } from '../../src/server.js';
 import { pino } from 'pino';
 import { checkResponse, operationFor } from './contract.js';
@@ -102,9 +103,9 @@ async function instance(
     async request(method, path, init = {}) {
       const response = await fetch(`${url}${path}`, { method, headers: init.headers, body: init.body });
       const text = await response.text();
-      const template = templateOf(method, path.split('?')[0]!);
-      if (template) {
-        checkResponse(template, { status: response.status, contentType: response.headers.get('content-type'), body: text });
+      const operationId = operationOf(method, path.split('?')[0]!);
+      if (operationId) {
+        checkResponse(operationId, { status: response.status, contentType: response.headers.get('content-type'), body: text });
       }
       return Object.assign(response, { text_: text });
     },
@@ -127,21 +128,10 @@ async function instance(
 
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
-/** The operation a concrete /v1 path belongs to, if any (for checking raw requests). */
-function templateOf(method: string, path: string) {
-  const m = method.toLowerCase();
-  const relative = path === '/health' ? '/health' : path.startsWith('/v1/') ? path.slice(3) : undefined;
-  if (relative === undefined) return undefined;
-  for (const [id, op] of Object.entries(operations)) {
-    if (op.method !== m) continue;
-    const re = new RegExp(`^${op.path.replace(/\{[^}]+\}/g, '[^/]+')}$`);
-    if (re.test(relative) && !staticSibling(operations, m, relative, op.path)) return id as OperationId;
-  }
-  return undefined;
-}
+// The service's own route table tells which operation a raw request belongs to (for checking it).
+const routes = new RouteTable<OperationId>();
+for (const [id, op] of Object.entries(operations)) routes.add(op.method, id === 'get_health' ? op.path : `/v1${op.path}`, id as OperationId);
 
-// `/users/me` must not be taken for `/users/{user_id}`
-function staticSibling(ops: Record<string, { method: string; path: string }>, method: string, path: string, template: string) {
-  return template.includes('{') && Object.values(ops).some((o) => o.method === method && o.path === path);
+function operationOf(method: string, path: string): OperationId | undefined {
+  return routes.match(method, path).route;
 }
-

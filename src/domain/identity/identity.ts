@@ -14,7 +14,8 @@ import type { DevIdentityProvider } from './dev-provider.js';
 import { remoteIssuerKeys } from './discovery.js';
 import { identityMode } from './identity-config.js';
 import type { IdentityConfig } from './identity-config.js';
-import { ExpiringLru, tokenCacheKey } from './token-cache.js';
+import { ExpiringLru } from '../expiring-lru.js';
+import { tokenCacheKey } from './token-cache.js';
 import { ProviderUnavailable, TokenRejected, verifyJwt } from './token-verification.js';
 
 export type { IdentityClaims } from './claims.js';

@@ -11,8 +11,8 @@ import { errors } from '../../http/errors.js';
 import type { AccessGrant, IdentityClaims } from '../identity/identity.js';
 import type { KeycloakDirectory } from '../identity/keycloak-directory.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
+import { ExpiringLru } from '../expiring-lru.js';
 import { libravatarUrl } from './avatar.js';
-import { UserCache } from './user-cache.js';
 import {
   isTariffStatus,
   toPublicProfile,
@@ -56,6 +56,8 @@ export interface UserServiceDeps {
 }
 
 const MIN_QUERY_LENGTH = 3;
+// Issuer URLs never contain a newline, so this separator cannot make two (issuer, subject) pairs collide.
+const cacheKey = (issuer: string, subject: string) => `${issuer}\n${subject}`;
 const MAX_DISPLAY_NAME = 255; // the contract's limit; IdP nicknames can be longer
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -64,7 +66,11 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
   if (endpoints.users_find_use_kc && !directory) {
     throw new Error('[endpoints] users_find_use_kc is on, but no identity-provider directory was given');
   }
-  const cache = new UserCache(authCache.ttl_ms ?? 2_000, authCache.max_entries ?? 10_000, authCache.now ?? Date.now);
+  // The users of recent requests, for a few seconds: writes through this instance drop the entry at
+  // once; writes through another instance (or a deletion) are seen after at most the ttl.
+  const now = authCache.now ?? Date.now;
+  const ttlMs = authCache.ttl_ms ?? 2_000;
+  const cache = new ExpiringLru<User>(authCache.max_entries ?? 10_000, now);
   const avatarOf = (email: string) => libravatarUrl(settings.avatar_base_url, email);
 
   const toCurrentUser = async (user: User): Promise<CurrentUser> => ({
@@ -102,17 +108,18 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
         await repository.convertEmailInvitesToUserInvites(trx, row.id, claims.email);
         return { user: repository.rowToUser(row), created };
       });
-      cache.forget(result.user);
+      cache.delete(cacheKey(result.user.oidc_issuer, result.user.oidc_sub));
       return result;
     },
 
     async authenticate(grant) {
-      const cached = cache.get(grant.issuer, grant.subject);
+      const key = cacheKey(grant.issuer, grant.subject);
+      const cached = cache.get(key);
       if (cached) return cached;
       const row = await repository.findUserByOidcSubject(db, grant.issuer, grant.subject);
       if (!row) throw errors.unknownUser();
       const user = repository.rowToUser(row);
-      cache.set(user);
+      if (ttlMs > 0) cache.set(key, user, now() + ttlMs);
       return user;
     },
 
@@ -137,7 +144,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       const row = await repository.updateUser(db, user.id, changes);
       if (!row) throw errors.unknownUser(); // deleted since this request authenticated
       const updated = repository.rowToUser(row);
-      cache.forget(updated);
+      cache.delete(cacheKey(updated.oidc_issuer, updated.oidc_sub));
       return toCurrentUser(updated);
     },
 

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 
-import { ExpiringLru, tokenCacheKey } from '../../../src/domain/identity/token-cache.js';
+import { ExpiringLru } from '../../../src/domain/expiring-lru.js';
+import { tokenCacheKey } from '../../../src/domain/identity/token-cache.js';
 
 describe('ExpiringLru', () => {
   it('forgets an entry at its expiry instant', () => {
