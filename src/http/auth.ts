@@ -11,21 +11,14 @@ import { errors } from './errors.js';
 export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'user'; user: User }
-  | { kind: 'guest'; inviteCode: string; roomId: string }
   | { kind: 'service'; subject: string; roles: string[] };
 
 export type SecurityRequirement = Record<string, string[]>;
-
-/** Authenticates guests holding an invite code; provided by the invites domain (issue 4). */
-export interface InviteCodeAuthenticator {
-  authenticate(code: string): Promise<{ inviteCode: string; roomId: string }>;
-}
 
 export interface AuthDeps {
   identity: Identity;
   users: UserService;
   callInRole: string;
-  inviteCodes?: InviteCodeAuthenticator;
 }
 
 export async function resolveCaller(
@@ -49,10 +42,6 @@ export async function resolveCaller(
   if (scheme === 'bearer' && schemes.has('BearerAuth')) {
     const grant = await deps.identity.verifyAccessToken(credentials);
     return { kind: 'user', user: await deps.users.authenticate(grant) };
-  }
-  if (scheme === 'invitecode' && schemes.has('InviteCode') && deps.inviteCodes) {
-    const guest = await deps.inviteCodes.authenticate(credentials);
-    return { kind: 'guest', ...guest };
   }
   throw errors.unauthorized('Unable to parse access token or invite code');
 }
