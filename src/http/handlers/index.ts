@@ -14,9 +14,10 @@ export type { Services } from './services.js';
 
 export function createHandlers(services: Services): Handlers<OperationId> {
   return {
+    // first, so that a built handler replaces its 501 while an issue is in progress
+    ...notYetImplementedHandlers,
     ...authHandlers(services),
     ...usersHandlers(services),
     ...healthHandlers(services),
-    ...notYetImplementedHandlers,
   };
 }

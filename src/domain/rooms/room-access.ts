@@ -1,0 +1,53 @@
+/**
+ * Who may see a room (design.md §5): its creator owns it; an invitee of the room's event (any invite
+ * status: a declined invitee may still look the meeting up) may read it and start it. Everyone else
+ * gets 404, as if the room did not exist, so that no stranger learns of it.
+ *
+ * Every room-scoped operation (rooms, invites, SIP, streaming targets, assets, start) asks here
+ * first; write operations then require `access.kind === 'owner'`.
+ */
+import type { Kysely } from 'kysely';
+import type { DB, EventInviteRole, RoomRow } from '../../db/schema.js';
+import { errors } from '../../http/errors.js';
+
+export type RoomAccess =
+  | { kind: 'owner'; room: RoomRow }
+  | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
+
+/** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
+export async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
+  const row = await db
+    .selectFrom('rooms')
+    .selectAll('rooms')
+    .select((eb) =>
+      eb
+        .selectFrom('events')
+        .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
+        .select('event_invites.role')
+        .whereRef('events.room_id', '=', 'rooms.id')
+        .where('event_invites.invitee', '=', userId)
+        .limit(1)
+        .as('invite_role'),
+    )
+    .where('rooms.id', '=', roomId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+  const { invite_role, ...room } = row;
+  if (room.created_by === userId) return { kind: 'owner', room };
+  if (invite_role) return { kind: 'invitee', room, role: invite_role };
+  return undefined;
+}
+
+/** The caller's access to a room; 404 `not_found` when there is none. */
+export async function requireRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess> {
+  const access = await findRoomAccess(db, userId, roomId);
+  if (!access) throw errors.notFound();
+  return access;
+}
+
+/** The room, when the caller owns it; 404 otherwise (an invitee learns nothing more from a write). */
+export async function requireRoomOwner(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomRow> {
+  const access = await requireRoomAccess(db, userId, roomId);
+  if (access.kind !== 'owner') throw errors.notFound();
+  return access.room;
+}
