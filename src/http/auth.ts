@@ -11,7 +11,9 @@ import { errors } from './errors.js';
 export type Caller =
   | { kind: 'anonymous' }
   | { kind: 'user'; user: User }
-  | { kind: 'service'; subject: string; roles: string[] };
+  | { kind: 'service'; subject: string; roles: string[] }
+  /** A guest holding an active, unexpired invite code of one room (`Authorization: InviteCode <code>`). */
+  | { kind: 'guest'; inviteCode: string; roomId: string };
 
 export type SecurityRequirement = Record<string, string[]>;
 
