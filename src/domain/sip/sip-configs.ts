@@ -39,3 +39,22 @@ export async function createSipConfig(
   }
   throw new Error(`no free call-in id after ${MAX_ATTEMPTS} attempts`);
 }
+
+export async function findSipConfig(db: Kysely<DB>, roomId: string): Promise<SipConfigRow | undefined> {
+  return db.selectFrom('sip_configs').selectAll().where('room_id', '=', roomId).executeTakeFirst();
+}
+
+/** Changes the given fields of the room's SIP config; the call-in id never changes. */
+export async function updateSipConfig(
+  db: Kysely<DB>,
+  roomId: string,
+  changes: { password?: string; lobby?: boolean },
+): Promise<SipConfigRow | undefined> {
+  return db.updateTable('sip_configs').set(changes).where('room_id', '=', roomId).returningAll().executeTakeFirst();
+}
+
+/** True when the room had a SIP config; its call-in id and pin stop working at once. */
+export async function deleteSipConfig(db: Kysely<DB>, roomId: string): Promise<boolean> {
+  const result = await db.deleteFrom('sip_configs').where('room_id', '=', roomId).executeTakeFirst();
+  return result.numDeletedRows > 0n;
+}

@@ -1,0 +1,93 @@
+/**
+ * Rooms' rows: insert, the caller's accessible rooms (owned, or reached through an event invite),
+ * update, delete, and what a room's tariff and event info are read from.
+ */
+import type { Kysely } from 'kysely';
+import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
+
+type Db = Kysely<DB>;
+
+export async function insertRoom(db: Db, values: NewRoomRow): Promise<RoomRow> {
+  return db.insertInto('rooms').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+/** Rooms the user created, plus the rooms of events the user is invited to (any invite status). */
+function accessibleRooms(db: Db, userId: string) {
+  return db.selectFrom('rooms').where((eb) =>
+    eb.or([
+      eb('rooms.created_by', '=', userId),
+      eb(
+        'rooms.id',
+        'in',
+        eb
+          .selectFrom('events')
+          .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
+          .select('events.room_id')
+          .where('event_invites.invitee', '=', userId),
+      ),
+    ]),
+  );
+}
+
+export async function countAccessibleRooms(db: Db, userId: string): Promise<number> {
+  const { count } = await accessibleRooms(db, userId)
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Newest first; the id breaks ties so that pages never overlap or skip a room. */
+export async function listAccessibleRooms(
+  db: Db,
+  userId: string,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<RoomRow[]> {
+  return accessibleRooms(db, userId)
+    .selectAll('rooms')
+    .orderBy('rooms.created_at', 'desc')
+    .orderBy('rooms.id', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function findRoom(db: Db, roomId: string): Promise<RoomRow | undefined> {
+  return db.selectFrom('rooms').selectAll().where('id', '=', roomId).executeTakeFirst();
+}
+
+export async function updateRoom(db: Db, roomId: string, patch: RoomPatch): Promise<RoomRow | undefined> {
+  return db.updateTable('rooms').set(patch).where('id', '=', roomId).returningAll().executeTakeFirst();
+}
+
+/**
+ * Deletes the room; its event, invites, SIP config, streaming targets, assets and bans go with it
+ * (ON DELETE CASCADE). Answers the storage keys of the room's assets, whose bytes live outside the
+ * database and must be removed once the deletion has committed. Run it in a transaction.
+ */
+export async function deleteRoomReturningAssetKeys(db: Db, roomId: string): Promise<{ deleted: boolean; assetKeys: string[] }> {
+  // The row lock waits for uploads in flight (their foreign key holds a share lock on the room) and
+  // holds off new ones, so the keys read next are all the keys the cascade will delete.
+  const room = await db.selectFrom('rooms').select('id').where('id', '=', roomId).forUpdate().executeTakeFirst();
+  if (!room) return { deleted: false, assetKeys: [] };
+  const assets = await db.selectFrom('assets').select('storage_key').where('room_id', '=', roomId).execute();
+  await db.deleteFrom('rooms').where('id', '=', roomId).execute();
+  return { deleted: true, assetKeys: assets.map((asset) => asset.storage_key) };
+}
+
+/** The tariff name of the room's creator (null: the default tariff); undefined when the room does not exist. */
+export async function findCreatorTariffName(db: Db, roomId: string): Promise<{ tariff_name: string | null } | undefined> {
+  return db
+    .selectFrom('rooms')
+    .innerJoin('users', 'users.id', 'rooms.created_by')
+    .select('users.tariff_name')
+    .where('rooms.id', '=', roomId)
+    .executeTakeFirst();
+}
+
+export async function findRoomEvent(db: Db, roomId: string): Promise<Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc'> | undefined> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'room_id', 'title', 'is_adhoc'])
+    .where('room_id', '=', roomId)
+    .executeTakeFirst();
+}

@@ -1,0 +1,60 @@
+/**
+ * The SIP operations (interface-spec §4.2 SIP, §3): read, create-or-modify and delete a room's
+ * dial-in configuration. Only the room's owner may do any of them (the pin is a secret); anyone
+ * else gets 404, as does a room without a configuration on read and delete.
+ */
+import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/openapi.js';
+import type { DB, SipConfigRow } from '../../db/schema.js';
+import { errors } from '../../http/errors.js';
+import { requireRoomOwner } from '../rooms/room-access.js';
+import { createSipConfig, deleteSipConfig, findSipConfig, updateSipConfig } from './sip-configs.js';
+
+export type SipConfig = components['schemas']['SipConfig'];
+export type SipConfigPut = components['schemas']['SipConfigPut'];
+
+export interface SipService {
+  get(userId: string, roomId: string): Promise<SipConfig>;
+  /** Creates the room's config (`created`) or changes the given fields of the existing one. */
+  put(userId: string, roomId: string, input: SipConfigPut): Promise<{ created: boolean; config: SipConfig }>;
+  delete(userId: string, roomId: string): Promise<void>;
+}
+
+export function toSipConfig(row: SipConfigRow): SipConfig {
+  return { room: row.room_id, sip_id: row.sip_id, password: row.password, lobby: row.lobby };
+}
+
+export function createSipService({ db }: { db: Kysely<DB> }): SipService {
+  return {
+    async get(userId, roomId) {
+      await requireRoomOwner(db, userId, roomId);
+      const row = await findSipConfig(db, roomId);
+      if (!row) throw errors.notFound('The room has no SIP configuration');
+      return toSipConfig(row);
+    },
+
+    async put(userId, roomId, input) {
+      await requireRoomOwner(db, userId, roomId);
+      const changes: { password?: string; lobby?: boolean } = {};
+      if (input.password !== undefined) changes.password = input.password;
+      if (input.lobby !== undefined) changes.lobby = input.lobby;
+      // only unknown fields: as empty as `{}` (the contract's minProperties counts them)
+      if (Object.keys(changes).length === 0) {
+        throw errors.validationFailed([{ code: 'missing_values', message: 'The body must set at least one of: password, lobby' }]);
+      }
+      return db.transaction().execute(async (trx) => {
+        // Locking the room serialises concurrent PUTs of one room: exactly one of them creates.
+        const room = await trx.selectFrom('rooms').select('id').where('id', '=', roomId).forUpdate().executeTakeFirst();
+        if (!room) throw errors.notFound(); // deleted since the access check
+        const updated = await updateSipConfig(trx, roomId, changes);
+        if (updated) return { created: false, config: toSipConfig(updated) };
+        return { created: true, config: toSipConfig(await createSipConfig(trx, roomId, changes)) };
+      });
+    },
+
+    async delete(userId, roomId) {
+      await requireRoomOwner(db, userId, roomId);
+      if (!(await deleteSipConfig(db, roomId))) throw errors.notFound('The room has no SIP configuration');
+    },
+  };
+}
