@@ -1,0 +1,104 @@
+/**
+ * All SQL of room invite codes. Every function takes the database or a transaction first. "Valid"
+ * means active and not expired at `now` (`expiration <= now` is expired, as in the reference).
+ */
+import type { Kysely, Transaction } from 'kysely';
+
+import type { DB, RoomInviteRow, UserRow } from '../../db/schema.js';
+
+type Db = Kysely<DB> | Transaction<DB>;
+
+export async function countRoomInvites(db: Db, roomId: string): Promise<number> {
+  const { count } = await db
+    .selectFrom('room_invites')
+    .select((eb) => eb.fn.countAll<string>().as('count'))
+    .where('room_id', '=', roomId)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Newest first; the code breaks ties so that pages neither repeat nor skip a row. */
+export async function listRoomInvites(
+  db: Db,
+  roomId: string,
+  { limit, offset }: { limit: number; offset: number },
+): Promise<RoomInviteRow[]> {
+  return db
+    .selectFrom('room_invites')
+    .selectAll()
+    .where('room_id', '=', roomId)
+    .orderBy('created_at', 'desc')
+    .orderBy('code', 'desc')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function insertRoomInvite(
+  db: Db,
+  values: { roomId: string; userId: string; expiration: Date | null; now: Date },
+): Promise<RoomInviteRow> {
+  return db
+    .insertInto('room_invites')
+    .values({
+      room_id: values.roomId,
+      created_by: values.userId,
+      created_at: values.now,
+      updated_by: values.userId,
+      updated_at: values.now,
+      expiration: values.expiration,
+    })
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function findRoomInvite(db: Db, roomId: string, code: string): Promise<RoomInviteRow | undefined> {
+  return db
+    .selectFrom('room_invites')
+    .selectAll()
+    .where('code', '=', code)
+    .where('room_id', '=', roomId)
+    .executeTakeFirst();
+}
+
+/** Changes the invite of this room; undefined when the room has no such code. */
+export async function updateRoomInvite(
+  db: Db,
+  roomId: string,
+  code: string,
+  change: { expiration?: Date | null; active?: boolean; userId: string; now: Date },
+): Promise<RoomInviteRow | undefined> {
+  return db
+    .updateTable('room_invites')
+    .set({
+      ...(change.expiration !== undefined ? { expiration: change.expiration } : {}),
+      ...(change.active !== undefined ? { active: change.active } : {}),
+      updated_by: change.userId,
+      updated_at: change.now,
+    })
+    .where('code', '=', code)
+    .where('room_id', '=', roomId)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** An active, unexpired invite with its room's password (null: none). */
+export async function findValidInvite(
+  db: Db,
+  code: string,
+  now: Date,
+): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
+  return db
+    .selectFrom('room_invites')
+    .innerJoin('rooms', 'rooms.id', 'room_invites.room_id')
+    .select(['room_invites.code', 'room_invites.room_id', 'rooms.password as room_password'])
+    .where('room_invites.code', '=', code)
+    .where('room_invites.active', '=', true)
+    .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)]))
+    .executeTakeFirst();
+}
+
+export async function findUsersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
+  if (ids.length === 0) return [];
+  return db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
+}
