@@ -1,0 +1,49 @@
+/** The in-process rate limiter: correct for one instance; several instances need the Redis one. */
+import { systemClock, type Clock } from '../clock.js';
+import { limitOf, tooManyAttempts, type AttemptKey, type RateLimiter, type RateLimitPolicy } from './rate-limiter.js';
+
+interface Window {
+  failures: number;
+  endsAtMs: number;
+}
+
+/** Above this many windows, expired ones are swept out on the next failure (bounded memory under attack). */
+const SWEEP_THRESHOLD = 10_000;
+
+export function createLocalRateLimiter(policy: RateLimitPolicy, clock: Clock = systemClock): RateLimiter {
+  const windows = new Map<string, Window>();
+
+  const current = (key: string): Window | undefined => {
+    const window = windows.get(key);
+    if (window && window.endsAtMs <= clock()) {
+      windows.delete(key);
+      return undefined;
+    }
+    return window;
+  };
+
+  const sweep = () => {
+    const now = clock();
+    for (const [key, window] of windows) if (window.endsAtMs <= now) windows.delete(key);
+  };
+
+  return {
+    async check(keys: readonly AttemptKey[]) {
+      for (const { scope, key } of keys) {
+        const window = current(key);
+        if (window && window.failures >= limitOf(policy, scope)) throw tooManyAttempts(window.endsAtMs - clock());
+      }
+    },
+    async recordFailure(keys: readonly AttemptKey[]) {
+      if (windows.size > SWEEP_THRESHOLD) sweep();
+      for (const { key } of keys) {
+        const window = current(key);
+        if (window) window.failures += 1;
+        else windows.set(key, { failures: 1, endsAtMs: clock() + policy.windowSeconds * 1000 });
+      }
+    },
+    async reset(keys: readonly AttemptKey[]) {
+      for (const { key } of keys) windows.delete(key);
+    },
+  };
+}

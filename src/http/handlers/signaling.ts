@@ -1,0 +1,34 @@
+/**
+ * The signaling start operations: each answers a ticket for `/signaling` and a resumption token.
+ * The rules live in `domain/tickets/start.service.ts`; here the caller and source address are read.
+ */
+import type { Request } from 'express';
+import type { OperationsByTag } from '../../../generated/operations.js';
+import { createStartService } from '../../domain/tickets/start.service.js';
+import { callerUser } from '../auth.js';
+import { errors } from '../errors.js';
+import type { Handlers } from '../handler-types.js';
+import type { Services } from './services.js';
+
+/** The client's address as Express sees it (`[http] trust_proxy` decides whether X-Forwarded-For counts). */
+const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
+
+export function signalingHandlers({ database, signalingStore, rateLimiter, clock }: Services) {
+  const start = createStartService({ db: database.db, signalingStore, rateLimiter, clock });
+  return {
+    async start_room({ caller, params, body, req }) {
+      const user = callerUser(caller);
+      return { status: 200, body: await start.startAsUser(user.id, params.room_id, body ?? {}, sourceOf(req)) };
+    },
+
+    async start_invited_room({ params, body, req }) {
+      return { status: 200, body: await start.startAsGuest(params.room_id, body, sourceOf(req)) };
+    },
+
+    async start_call_in({ caller, body, req }) {
+      // the contract's ServiceToken scheme already verified the token and its call-in role
+      if (caller.kind !== 'service') throw errors.unauthorized();
+      return { status: 200, body: await start.startCallIn(body, sourceOf(req)) };
+    },
+  } satisfies Handlers<OperationsByTag['signaling']>;
+}
