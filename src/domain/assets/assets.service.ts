@@ -1,0 +1,136 @@
+/**
+ * Room assets (interface-spec §2, §4.2; reference §15): files stored with a room. The room's owner
+ * uploads and deletes; the owner and the invitees of the room's event list and download; everyone
+ * else gets 404. Uploads count against the `max_storage` quota (bytes) of the owner's tariff,
+ * summed over all the owner's rooms.
+ *
+ * The bytes go to the AssetStorage before the row is inserted, and are removed again when the
+ * insert is refused, so a row never points at bytes that are not there.
+ */
+import type { Readable } from 'node:stream';
+import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/openapi.js';
+import type { AssetRow, DB } from '../../db/schema.js';
+import { AppError, errors } from '../../http/errors.js';
+import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
+import type { TariffCatalog } from '../tariffs/tariff-catalog.js';
+import type { Page, PageRequest } from '../users/user.js';
+import { newStorageKey, type AssetStorage } from './asset-storage.js';
+import * as repository from './assets.repository.js';
+
+export type Asset = components['schemas']['Asset'];
+
+/** What the upload's query says about the file. */
+export interface UploadInfo {
+  filename: string;
+  namespace: string;
+}
+
+export interface AssetDownload {
+  asset: Asset;
+  bytes: Readable;
+}
+
+export interface AssetService {
+  list(userId: string, roomId: string, page: PageRequest): Promise<Page<Asset>>;
+  upload(userId: string, roomId: string, info: UploadInfo, bytes: Uint8Array): Promise<Asset>;
+  download(userId: string, roomId: string, assetId: string): Promise<AssetDownload>;
+  delete(userId: string, roomId: string, assetId: string): Promise<void>;
+}
+
+export interface AssetServiceDeps {
+  db: Kysely<DB>;
+  storage: AssetStorage;
+  tariffs: TariffCatalog;
+}
+
+/** Uploaded files (as opposed to ones a signaling module produces) are of this kind. */
+export const UPLOAD_KIND = 'upload';
+
+const storageExceeded = (quota: number) =>
+  new AppError(413, 'storage_exceeded', `Storing this file would exceed the tariff's storage quota of ${quota} bytes`);
+
+export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): AssetService {
+  /** The quota check; `trx` must hold the owner's row lock for the answer to stay true until the insert. */
+  async function checkQuota(trx: Kysely<DB>, owner: { id: string; tariff_name: string | null }, size: number) {
+    const quota = tariffs.forUser(owner).quotas.max_storage;
+    if (quota === undefined) return; // a tariff without the quota does not limit storage
+    const used = await repository.usedStorageOfOwner(trx, owner.id);
+    if (used + size > quota) throw storageExceeded(quota);
+  }
+
+  return {
+    async list(userId, roomId, { page, per_page }) {
+      await requireRoomAccess(db, userId, roomId);
+      const [total, rows] = await Promise.all([
+        repository.countOfRoom(db, roomId),
+        repository.pageOfRoom(db, roomId, { limit: per_page, offset: (page - 1) * per_page }),
+      ]);
+      return { total, items: rows.map(present) };
+    },
+
+    async upload(userId, roomId, info, bytes) {
+      const room = await requireRoomOwner(db, userId, roomId);
+      const ownerId = room.created_by;
+      // an upload that cannot fit is refused before its bytes are written (re-checked under the lock below)
+      await checkQuota(db, { id: ownerId, tariff_name: await tariffNameOf(db, ownerId) }, bytes.byteLength);
+
+      const key = newStorageKey();
+      await storage.put(key, bytes);
+      try {
+        const row = await db.transaction().execute(async (trx) => {
+          const owner = await repository.lockOwner(trx, ownerId);
+          if (!owner || !(await repository.shareLockRoom(trx, roomId))) throw errors.notFound();
+          await checkQuota(trx, { id: ownerId, tariff_name: owner.tariff_name }, bytes.byteLength);
+          return repository.insert(trx, {
+            room_id: roomId,
+            filename: info.filename,
+            namespace: info.namespace,
+            kind: UPLOAD_KIND,
+            size: bytes.byteLength,
+            storage_key: key,
+          });
+        });
+        return present(row);
+      } catch (err) {
+        await storage.delete(key);
+        throw err;
+      }
+    },
+
+    async download(userId, roomId, assetId) {
+      await requireRoomAccess(db, userId, roomId);
+      const row = await repository.findInRoom(db, roomId, assetId);
+      if (!row) throw errors.notFound();
+      // gone between the lookup and here: the asset was deleted meanwhile
+      const bytes = await storage.get(row.storage_key);
+      if (!bytes) throw errors.notFound();
+      return { asset: present(row), bytes };
+    },
+
+    async delete(userId, roomId, assetId) {
+      await requireRoomOwner(db, userId, roomId);
+      const key = await repository.deleteInRoom(db, roomId, assetId);
+      if (key === undefined) throw errors.notFound();
+      // the row goes first: a failure here leaves unreferenced bytes, never a row without them
+      await storage.delete(key);
+    },
+  };
+}
+
+async function tariffNameOf(db: Kysely<DB>, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('users').select('tariff_name').where('id', '=', userId).executeTakeFirst();
+  return row?.tariff_name ?? null;
+}
+
+function present(row: AssetRow): Asset {
+  return {
+    id: row.id,
+    filename: row.filename,
+    // assets produced elsewhere may carry neither; the contract wants strings
+    namespace: row.namespace ?? '',
+    kind: row.kind ?? '',
+    created_at: new Date(row.created_at).toISOString(),
+    size: Number(row.size),
+  };
+}

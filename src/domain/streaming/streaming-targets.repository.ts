@@ -1,0 +1,51 @@
+/** Rows of `streaming_targets`; every query is scoped to one room, so a target of another room is never found. */
+import { sql, type Kysely } from 'kysely';
+import type { DB, NewStreamingTargetRow, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
+
+type Db = Kysely<DB>;
+
+export async function countOfRoom(db: Db, roomId: string): Promise<number> {
+  const { count } = await db
+    .selectFrom('streaming_targets')
+    .where('room_id', '=', roomId)
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
+/** Oldest first (the order they were added in), with the id breaking ties. */
+export async function pageOfRoom(db: Db, roomId: string, { limit, offset }: { limit: number; offset: number }): Promise<StreamingTargetRow[]> {
+  return db
+    .selectFrom('streaming_targets')
+    .selectAll()
+    .where('room_id', '=', roomId)
+    .orderBy('created_at')
+    .orderBy('id')
+    .limit(limit)
+    .offset(offset)
+    .execute();
+}
+
+export async function findInRoom(db: Db, roomId: string, id: string): Promise<StreamingTargetRow | undefined> {
+  return db.selectFrom('streaming_targets').selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+}
+
+export async function insert(db: Db, row: NewStreamingTargetRow): Promise<StreamingTargetRow> {
+  return db.insertInto('streaming_targets').values(row).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateInRoom(db: Db, roomId: string, id: string, patch: StreamingTargetPatch): Promise<StreamingTargetRow | undefined> {
+  return db
+    .updateTable('streaming_targets')
+    .set({ ...patch, updated_at: sql`now()` })
+    .where('room_id', '=', roomId)
+    .where('id', '=', id)
+    .returningAll()
+    .executeTakeFirst();
+}
+
+/** True when a row was deleted. */
+export async function deleteInRoom(db: Db, roomId: string, id: string): Promise<boolean> {
+  const result = await db.deleteFrom('streaming_targets').where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,105 @@
+/**
+ * A room's streaming targets (interface-spec §2, §4.2; reference §16). The room's owner and the
+ * invitees of its event may read them, only the owner may change them (others get 404, as for the
+ * room itself), and `streaming_key` — the secret that lets anyone publish to the stream — is shown
+ * to the owner only.
+ */
+import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/openapi.js';
+import type { DB, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
+import { errors } from '../../http/errors.js';
+import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
+import type { Page, PageRequest } from '../users/user.js';
+import { checkAbsoluteUris } from './absolute-uri.js';
+import * as repository from './streaming-targets.repository.js';
+
+export type StreamingTarget = components['schemas']['StreamingTarget'];
+export type StreamingTargetCreate = components['schemas']['StreamingTargetCreate'];
+export type StreamingTargetChanges = components['schemas']['StreamingTargetPatch'];
+
+export interface StreamingTargetService {
+  list(userId: string, roomId: string, page: PageRequest): Promise<Page<StreamingTarget>>;
+  create(userId: string, roomId: string, body: StreamingTargetCreate): Promise<StreamingTarget>;
+  get(userId: string, roomId: string, id: string): Promise<StreamingTarget>;
+  patch(userId: string, roomId: string, id: string, body: StreamingTargetChanges): Promise<StreamingTarget>;
+  delete(userId: string, roomId: string, id: string): Promise<void>;
+}
+
+const URI_FIELDS = ['streaming_endpoint', 'public_url'] as const;
+
+export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetService {
+  return {
+    async list(userId, roomId, { page, per_page }) {
+      const access = await requireRoomAccess(db, userId, roomId);
+      const [total, rows] = await Promise.all([
+        repository.countOfRoom(db, roomId),
+        repository.pageOfRoom(db, roomId, { limit: per_page, offset: (page - 1) * per_page }),
+      ]);
+      return { total, items: rows.map((row) => present(row, access.kind === 'owner')) };
+    },
+
+    async create(userId, roomId, body) {
+      await requireRoomOwner(db, userId, roomId);
+      checkAbsoluteUris(body, URI_FIELDS);
+      const row = await repository.insert(db, {
+        room_id: roomId,
+        name: body.name,
+        kind: body.kind,
+        streaming_endpoint: body.streaming_endpoint,
+        streaming_key: body.streaming_key,
+        public_url: body.public_url,
+      });
+      return present(row, true);
+    },
+
+    async get(userId, roomId, id) {
+      const access = await requireRoomAccess(db, userId, roomId);
+      const row = await repository.findInRoom(db, roomId, id);
+      if (!row) throw errors.notFound();
+      return present(row, access.kind === 'owner');
+    },
+
+    async patch(userId, roomId, id, body) {
+      await requireRoomOwner(db, userId, roomId);
+      const changes = knownChanges(body);
+      checkAbsoluteUris(changes, URI_FIELDS);
+      const row = await repository.updateInRoom(db, roomId, id, changes);
+      if (!row) throw errors.notFound();
+      return present(row, true);
+    },
+
+    async delete(userId, roomId, id) {
+      await requireRoomOwner(db, userId, roomId);
+      if (!(await repository.deleteInRoom(db, roomId, id))) throw errors.notFound();
+    },
+  };
+}
+
+/**
+ * The fields the patch changes. Unknown fields are ignored (contract), so a body of unknown fields
+ * only is as empty as `{}` and refused like it.
+ */
+function knownChanges(body: StreamingTargetChanges): StreamingTargetPatch {
+  const changes: StreamingTargetPatch = {};
+  if (body.name !== undefined) changes.name = body.name;
+  if (body.kind !== undefined) changes.kind = body.kind;
+  if (body.streaming_endpoint !== undefined) changes.streaming_endpoint = body.streaming_endpoint;
+  if (body.streaming_key !== undefined) changes.streaming_key = body.streaming_key;
+  if (body.public_url !== undefined) changes.public_url = body.public_url;
+  if (Object.keys(changes).length === 0) {
+    throw errors.validationFailed([{ field: 'body', code: 'missing_values', message: 'The body names no field to change' }]);
+  }
+  return changes;
+}
+
+function present(row: StreamingTargetRow, showKey: boolean): StreamingTarget {
+  const target: StreamingTarget = {
+    id: row.id,
+    name: row.name,
+    kind: row.kind,
+    streaming_endpoint: row.streaming_endpoint,
+    public_url: row.public_url,
+  };
+  if (showKey) target.streaming_key = row.streaming_key;
+  return target;
+}

@@ -1,0 +1,49 @@
+import type { OperationsByTag } from '../../../generated/operations.js';
+import { createAssetService } from '../../domain/assets/assets.service.js';
+import { callerUser } from '../auth.js';
+import { attachmentDisposition } from '../content-disposition.js';
+import { errors } from '../errors.js';
+import type { Handlers } from '../handler-types.js';
+import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import type { Services } from './services.js';
+
+export function assetsHandlers({ database, config, assetStorage, tariffs }: Services) {
+  const assets = createAssetService({ db: database.db, storage: assetStorage, tariffs });
+  return {
+    async get_room_assets({ caller, params, query, req }) {
+      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
+      const result = await assets.list(callerUser(caller).id, params.room_id, page);
+      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
+      return { status: 200, body: result.items, headers: linkHeader(link) };
+    },
+
+    async create_room_asset({ caller, params, query, body }) {
+      // the HTTP layer hands over the raw bytes of an application/octet-stream body (415 otherwise)
+      if (!Buffer.isBuffer(body) || body.length === 0) {
+        throw errors.validationFailed([{ field: 'body', code: 'value_required', message: 'The file must not be empty' }]);
+      }
+      const info = { filename: query.filename, namespace: query.namespace ?? 'uploads' };
+      return { status: 201, body: await assets.upload(callerUser(caller).id, params.room_id, info, body) };
+    },
+
+    async get_room_asset({ caller, params }) {
+      const { asset, bytes } = await assets.download(callerUser(caller).id, params.room_id, params.asset_id);
+      return {
+        status: 200,
+        stream: bytes,
+        contentType: 'application/octet-stream',
+        headers: {
+          'content-disposition': attachmentDisposition(asset.filename),
+          'content-length': String(asset.size),
+          // the bytes are whatever a user uploaded: browsers must not sniff them into HTML
+          'x-content-type-options': 'nosniff',
+        },
+      };
+    },
+
+    async delete_room_asset({ caller, params }) {
+      await assets.delete(callerUser(caller).id, params.room_id, params.asset_id);
+      return { status: 204 };
+    },
+  } satisfies Handlers<OperationsByTag['assets']>;
+}

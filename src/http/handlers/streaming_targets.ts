@@ -1,0 +1,36 @@
+import type { OperationsByTag } from '../../../generated/operations.js';
+import { createStreamingTargetService } from '../../domain/streaming/streaming-targets.service.js';
+import { callerUser } from '../auth.js';
+import type { Handlers } from '../handler-types.js';
+import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import type { Services } from './services.js';
+
+export function streamingTargetsHandlers({ database, config }: Services) {
+  const targets = createStreamingTargetService(database.db);
+  return {
+    async get_room_streaming_targets({ caller, params, query, req }) {
+      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
+      const result = await targets.list(callerUser(caller).id, params.room_id, page);
+      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
+      return { status: 200, body: result.items, headers: linkHeader(link) };
+    },
+
+    async create_room_streaming_target({ caller, params, body }) {
+      return { status: 201, body: await targets.create(callerUser(caller).id, params.room_id, body) };
+    },
+
+    async get_room_streaming_target({ caller, params }) {
+      return { status: 200, body: await targets.get(callerUser(caller).id, params.room_id, params.streaming_target_id) };
+    },
+
+    async patch_room_streaming_target({ caller, params, body }) {
+      const target = await targets.patch(callerUser(caller).id, params.room_id, params.streaming_target_id, body);
+      return { status: 200, body: target };
+    },
+
+    async delete_room_streaming_target({ caller, params }) {
+      await targets.delete(callerUser(caller).id, params.room_id, params.streaming_target_id);
+      return { status: 204 };
+    },
+  } satisfies Handlers<OperationsByTag['streaming_targets']>;
+}
