@@ -1,0 +1,150 @@
+/**
+ * The iCalendar attachment of an event mail (RFC 5545, iTIP methods of RFC 5546).
+ *
+ * - METHOD:REQUEST creates or updates the meeting in the recipient's calendar; METHOD:CANCEL with
+ *   STATUS:CANCELLED removes it (a cancelled event, or a recipient who was uninvited).
+ * - UID is `<event id>@convene` for the event's whole life, so updates and cancellations replace
+ *   the entry made by the invitation instead of adding a second one; SEQUENCE grows with every
+ *   update (programs ignore an update whose SEQUENCE is lower than the one they hold).
+ * - Times: DTSTART/DTEND with a TZID of the event's IANA zone plus a generated VTIMEZONE for every
+ *   zone referenced (RFC 5545 requires it and Outlook depends on it), `VALUE=DATE` for all-day
+ *   events, `Z` for UTC.
+ * - A series carries its RRULE/EXRULE/RDATE/EXDATE lines; a cancelled occurrence becomes an EXDATE,
+ *   a changed one an extra VEVENT with the same UID and a RECURRENCE-ID naming the original start.
+ */
+import { escapeText, formatUtcDateTime, joinLines, paramValue } from './ics-format.js';
+import { isUtcZone, recurrenceLines, timeProperty, type TimeForm } from './ics-times.js';
+import { vtimezone } from './vtimezone.js';
+
+export type IcsMethod = 'REQUEST' | 'CANCEL';
+
+export interface CalendarPerson {
+  email: string;
+  name?: string;
+}
+
+export interface CalendarAttendee extends CalendarPerson {
+  /** A moderator chairs the meeting; everyone else is a required participant. */
+  role: 'moderator' | 'user' | 'guest';
+  status: 'pending' | 'accepted' | 'tentative' | 'declined';
+}
+
+export interface CalendarTimes {
+  isAllDay: boolean;
+  start: Date;
+  startZone: string;
+  end: Date;
+  endZone: string;
+}
+
+export interface CalendarException {
+  /** The original occurrence's start (its RECURRENCE-ID). */
+  originalStart: Date;
+  status: 'ok' | 'cancelled';
+  title: string | null;
+  description: string | null;
+  /** The changed times; null keeps the original occurrence's. */
+  times: CalendarTimes | null;
+}
+
+export interface CalendarEvent {
+  eventId: string;
+  title: string;
+  /** The full DESCRIPTION (the event's text plus how to join). */
+  description: string;
+  location?: string;
+  times: CalendarTimes;
+  pattern: readonly string[];
+  exceptions: readonly CalendarException[];
+  sequence: number;
+  organizer: CalendarPerson;
+  attendees: readonly CalendarAttendee[];
+}
+
+const PARTSTAT = { pending: 'NEEDS-ACTION', accepted: 'ACCEPTED', tentative: 'TENTATIVE', declined: 'DECLINED' } as const;
+
+export function eventUid(eventId: string): string {
+  return `${eventId}@convene`;
+}
+
+/** The attachment as text: CRLF line endings, folded at 75 octets. */
+export function buildCalendar(method: IcsMethod, event: CalendarEvent, now: Date): string {
+  const series: TimeForm = { isAllDay: event.times.isAllDay, zone: event.times.startZone };
+  const isSeries = event.pattern.length > 0;
+  const overrides = method === 'REQUEST' && isSeries ? event.exceptions.filter((e) => e.status === 'ok') : [];
+  const cancelled = isSeries ? event.exceptions.filter((e) => e.status === 'cancelled') : [];
+
+  const master = [
+    ...common(event, method, now),
+    ...times(event.times),
+    ...(isSeries ? recurrenceLines(event.pattern, series, event.times.start) : []),
+    ...(cancelled.length > 0 ? [timeProperty('EXDATE', cancelled.map((e) => e.originalStart), series)] : []),
+    `SUMMARY:${escapeText(event.title)}`,
+    ...describe(event.description, event.location),
+  ];
+  const overrideEvents = overrides.map((exception) => [
+    ...common(event, method, now),
+    timeProperty('RECURRENCE-ID', [exception.originalStart], series),
+    ...times(exception.times ?? shifted(event.times, exception.originalStart)),
+    `SUMMARY:${escapeText(exception.title ?? event.title)}`,
+    ...describe(exception.description ?? event.description, event.location),
+  ]);
+
+  const zones = new Set<string>();
+  for (const t of [event.times, ...overrides.map((e) => e.times)]) {
+    if (t && !t.isAllDay) for (const zone of [t.startZone, t.endZone]) if (!isUtcZone(zone)) zones.add(zone);
+  }
+  const year = event.times.start.getUTCFullYear();
+
+  return joinLines([
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Convene//Convene Meetings//EN',
+    'CALSCALE:GREGORIAN',
+    `METHOD:${method}`,
+    ...[...zones].flatMap((zone) => vtimezone(zone, year)),
+    ...[master, ...overrideEvents].flatMap((lines) => ['BEGIN:VEVENT', ...lines, 'END:VEVENT']),
+    'END:VCALENDAR',
+  ]);
+}
+
+function common(event: CalendarEvent, method: IcsMethod, now: Date): string[] {
+  return [
+    `UID:${eventUid(event.eventId)}`,
+    `DTSTAMP:${formatUtcDateTime(now)}`,
+    `SEQUENCE:${event.sequence}`,
+    `STATUS:${method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED'}`,
+    `ORGANIZER${event.organizer.name ? `;CN=${paramValue(event.organizer.name)}` : ''}:mailto:${event.organizer.email}`,
+    ...event.attendees.map(
+      (a) =>
+        `ATTENDEE;CUTYPE=INDIVIDUAL;ROLE=${a.role === 'moderator' ? 'CHAIR' : 'REQ-PARTICIPANT'};PARTSTAT=${PARTSTAT[a.status]}` +
+        `${a.name ? `;CN=${paramValue(a.name)}` : ''}:mailto:${a.email}`,
+    ),
+  ];
+}
+
+function times(t: CalendarTimes): string[] {
+  return [
+    timeProperty('DTSTART', [t.start], { isAllDay: t.isAllDay, zone: t.startZone }),
+    timeProperty('DTEND', [endOf(t)], { isAllDay: t.isAllDay, zone: t.endZone }),
+  ];
+}
+
+/** An all-day DTEND is exclusive: an event that ends on the day it starts ends the day after. */
+function endOf(t: CalendarTimes): Date {
+  const dayMs = 86_400_000;
+  if (t.isAllDay && t.end.getTime() < t.start.getTime() + dayMs) return new Date(t.start.getTime() + dayMs);
+  return t.end;
+}
+
+/** The times of an unchanged occurrence starting at `start`. */
+function shifted(t: CalendarTimes, start: Date): CalendarTimes {
+  return { ...t, start, end: new Date(start.getTime() + (t.end.getTime() - t.start.getTime())) };
+}
+
+function describe(description: string, location: string | undefined): string[] {
+  return [
+    ...(description ? [`DESCRIPTION:${escapeText(description)}`] : []),
+    ...(location ? [`LOCATION:${escapeText(location)}`] : []),
+  ];
+}
