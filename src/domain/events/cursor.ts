@@ -1,0 +1,90 @@
+/**
+ * Opaque, tamper-proof page cursors (design.md §4): base64url(JSON payload) "." base64url(HMAC).
+ * The payload names what it is a cursor of (`kind`), so that a cursor of one list cannot be replayed
+ * on another; a cursor that is malformed, altered or of another kind is a 400, never a 500.
+ *
+ * The key (`[http] cursor_secret`) must be the same on every instance behind a load balancer for
+ * cursors to survive a hop between them; without one each process draws its own (a cursor then only
+ * works on the instance that made it, and a restart invalidates open cursors).
+ */
+import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { errors } from '../../http/errors.js';
+
+export interface CursorCodec {
+  encode(kind: string, payload: Record<string, unknown>): string;
+  /** The payload of a cursor of `kind`; 400 `validation_failed` (field `param`) for anything else. */
+  decode(kind: string, cursor: string, param: string): Record<string, unknown>;
+}
+
+const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 are plenty against forgery and keep links short
+
+export function createCursorCodec(key: Buffer | string = randomBytes(32)): CursorCodec {
+  // undefined (no configured secret) takes the default: a random key of this process
+  const sign = (data: string) => createHmac('sha256', key).update(data).digest().subarray(0, SIGNATURE_BYTES);
+  return {
+    encode(kind, payload) {
+      const data = Buffer.from(JSON.stringify({ k: kind, ...payload })).toString('base64url');
+      return `${data}.${sign(data).toString('base64url')}`;
+    },
+    decode(kind, cursor, param) {
+      const invalid = () =>
+        errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or was altered' }]);
+      const [data, signature, ...rest] = cursor.split('.');
+      if (!data || !signature || rest.length > 0) throw invalid();
+      // compared as text: base64 decoding ignores a last character's spare bits, so two strings
+      // can decode to the same signature, and an altered string must not pass
+      const given = Buffer.from(signature);
+      const expected = Buffer.from(sign(data).toString('base64url'));
+      if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
+      let payload: unknown;
+      try {
+        payload = JSON.parse(Buffer.from(data, 'base64url').toString('utf8'));
+      } catch {
+        throw invalid();
+      }
+      if (typeof payload !== 'object' || payload === null || (payload as { k?: unknown }).k !== kind) throw invalid();
+      return payload as Record<string, unknown>;
+    },
+  };
+}
+
+const malformed = (param: string) =>
+  errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or not one of this list' }]);
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+const MICROSECOND_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
+
+const instantOf = (value: unknown): Date | undefined => {
+  const date = typeof value === 'string' ? new Date(value) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date : undefined;
+};
+
+/** `GET /events`: the last event of a page, by its keyset (starts_at, created_at to the µs, id). */
+export interface ListPosition {
+  startsAt: Date | null;
+  createdAtKey: string;
+  id: string;
+}
+
+export function encodeListPosition(codec: CursorCodec, p: ListPosition): string {
+  return codec.encode('events', { s: p.startsAt ? p.startsAt.toISOString() : null, c: p.createdAtKey, i: p.id });
+}
+
+export function decodeListPosition(codec: CursorCodec, cursor: string): ListPosition {
+  const p = codec.decode('events', cursor, 'after');
+  const startsAt = p.s === null ? null : instantOf(p.s);
+  const valid = startsAt !== undefined && typeof p.c === 'string' && MICROSECOND_INSTANT.test(p.c) && typeof p.i === 'string' && UUID.test(p.i);
+  if (!valid) throw malformed('after');
+  return { startsAt, createdAtKey: p.c as string, id: p.i as string };
+}
+
+/** Instances: the original start of the last occurrence of a page, bound to its event. */
+export function encodeInstancePosition(codec: CursorCodec, eventId: string, lastStart: Date): string {
+  return codec.encode('instances', { e: eventId, a: lastStart.toISOString() });
+}
+
+export function decodeInstancePosition(codec: CursorCodec, cursor: string, param: string, eventId: string): Date {
+  const p = codec.decode('instances', cursor, param);
+  const after = p.e === eventId ? instantOf(p.a) : undefined;
+  if (!after) throw malformed(param);
+  return after;
+}

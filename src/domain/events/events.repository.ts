@@ -1,0 +1,249 @@
+/**
+ * Events' rows. Reads go through `viewQuery`: the event with what its answer needs for one caller
+ * (its room, the room's SIP config, the caller's invite and favorite) in one query, so that a page
+ * of `GET /events` costs one query plus one batched query per related table, never one per event.
+ */
+import { sql, type Kysely } from 'kysely';
+import type {
+  DB,
+  EventExceptionRow,
+  EventInviteStatus,
+  EventPatch,
+  EventRow,
+  NewEventExceptionRow,
+  NewEventRow,
+  RoomPatch,
+} from '../../db/schema.js';
+import { rowToUser } from '../users/users.repository.js';
+import type { ListPosition } from './cursor.js';
+import { toPublicProfile, type PublicUserProfile } from '../users/user.js';
+
+type Db = Kysely<DB>;
+
+/** An event as one caller sees it. */
+export interface EventViewRow extends EventRow {
+  room_password: string | null;
+  room_waiting_room: boolean;
+  sip_id: string | null;
+  sip_password: string | null;
+  /** The caller's invite status; null when the caller has no invite (e.g. the creator). */
+  my_invite_status: EventInviteStatus | null;
+  is_favorite: boolean;
+  /** `created_at` to the microsecond, as the keyset cursor needs it (a Date keeps milliseconds only). */
+  created_at_key: string;
+  /** Registered and e-mail invitees, for `invitees_truncated` without another query. */
+  invitee_count: number;
+}
+
+function viewQuery(db: Db, callerId: string) {
+  return db
+    .selectFrom('events')
+    .innerJoin('rooms', 'rooms.id', 'events.room_id')
+    .leftJoin('sip_configs', 'sip_configs.room_id', 'events.room_id')
+    .leftJoin('event_invites as my_invite', (join) =>
+      join.onRef('my_invite.event_id', '=', 'events.id').on('my_invite.invitee', '=', callerId),
+    )
+    .leftJoin('event_favorites as favorite', (join) =>
+      join.onRef('favorite.event_id', '=', 'events.id').on('favorite.user_id', '=', callerId),
+    )
+    .selectAll('events')
+    .select((eb) => [
+      'rooms.password as room_password',
+      'rooms.waiting_room as room_waiting_room',
+      sql<string | null>`${eb.ref('sip_configs.sip_id')}::text`.as('sip_id'),
+      sql<string | null>`${eb.ref('sip_configs.password')}::text`.as('sip_password'),
+      'my_invite.status as my_invite_status',
+      sql<boolean>`${eb.ref('favorite.user_id')} is not null`.as('is_favorite'),
+      sql<string>`to_char(${eb.ref('events.created_at')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_key'),
+      sql<number>`((select count(*) from event_invites c where c.event_id = ${eb.ref('events.id')})
+        + (select count(*) from event_email_invites c where c.event_id = ${eb.ref('events.id')}))::int`.as('invitee_count'),
+    ]);
+}
+
+export async function findEventView(db: Db, callerId: string, eventId: string): Promise<EventViewRow | undefined> {
+  return viewQuery(db, callerId).where('events.id', '=', eventId).executeTakeFirst();
+}
+
+export interface ListFilter {
+  timeMin?: Date;
+  timeMax?: Date;
+  favorites?: boolean;
+  adhoc?: boolean;
+  timeIndependent?: boolean;
+  /** The caller's invite statuses to keep; their own events count as `accepted`. */
+  inviteStatuses?: EventInviteStatus[];
+  after?: ListPosition;
+  limit: number;
+}
+
+/** The events the caller created or has a user invite to (any status), filtered, in keyset order. */
+export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventViewRow[]> {
+  return listQuery(db, callerId, filter).execute();
+}
+
+const KEYSET_ORDER = sql`e.starts_at asc nulls first, e.created_at asc, e.id asc`;
+
+/**
+ * The page is chosen on `events` alone (index-friendly, no joins), and only its rows are then joined
+ * to what their answers need; joining first and cutting after would join every visible event.
+ */
+export function listQuery(db: Db, callerId: string, filter: ListFilter) {
+  let page = db
+    .selectFrom('events as e')
+    .select('e.id')
+    .where('e.id', 'in', (eb) =>
+      eb
+        .selectFrom('events as own')
+        .select('own.id')
+        .where('own.created_by', '=', callerId)
+        .unionAll(eb.selectFrom('event_invites').select('event_invites.event_id as id').where('event_invites.invitee', '=', callerId)),
+    );
+  const { timeMin, timeMax } = filter;
+  // Overlap of [starts_at, range_end] (range_end null: open-ended series) with the range; a
+  // time-independent event has no span and never matches a bound.
+  if (timeMin) page = page.where((eb) => eb.or([eb('e.range_end', '>=', timeMin), eb.and([eb('e.range_end', 'is', null), eb('e.starts_at', 'is not', null)])]));
+  if (timeMax) page = page.where('e.starts_at', '<=', timeMax);
+  if (filter.favorites) {
+    page = page.where(({ exists, selectFrom }) =>
+      exists(selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
+    );
+  }
+  if (filter.adhoc !== undefined) page = page.where('e.is_adhoc', '=', filter.adhoc);
+  if (filter.timeIndependent !== undefined) page = page.where('e.is_time_independent', '=', filter.timeIndependent);
+  const statuses = filter.inviteStatuses;
+  if (statuses) {
+    page = page.where((eb) =>
+      eb.or([
+        ...(statuses.includes('accepted') ? [eb('e.created_by', '=', callerId)] : []),
+        eb.exists(
+          eb
+            .selectFrom('event_invites as i')
+            .select('i.event_id')
+            .whereRef('i.event_id', '=', 'e.id')
+            .where('i.invitee', '=', callerId)
+            .where('i.status', 'in', statuses),
+        ),
+      ]),
+    );
+  }
+  const after = filter.after;
+  if (after) {
+    const rest = sql<boolean>`(e.created_at, e.id) > (${after.createdAtKey}::timestamptz, ${after.id}::uuid)`;
+    page = page.where((eb) =>
+      after.startsAt === null
+        ? eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)])
+        : eb.or([eb('e.starts_at', '>', after.startsAt), eb.and([eb('e.starts_at', '=', after.startsAt), rest])]),
+    );
+  }
+  page = page.orderBy(KEYSET_ORDER).limit(filter.limit);
+  return viewQuery(db, callerId)
+    .where('events.id', 'in', page)
+    .orderBy(sql`events.starts_at asc nulls first`)
+    .orderBy('events.created_at')
+    .orderBy('events.id');
+}
+
+/** The public profiles of the given users, by id (one query). */
+export async function profilesOf(db: Db, userIds: Iterable<string>): Promise<Map<string, PublicUserProfile>> {
+  const ids = [...new Set(userIds)];
+  if (ids.length === 0) return new Map();
+  const rows = await db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, toPublicProfile(rowToUser(row))]));
+}
+
+/** The exceptions of the given events, by event, each list in original-start order (one query). */
+export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise<Map<string, EventExceptionRow[]>> {
+  const result = new Map<string, EventExceptionRow[]>();
+  if (eventIds.length === 0) return result;
+  const rows = await db
+    .selectFrom('event_exceptions')
+    .selectAll()
+    .where('event_id', 'in', [...eventIds])
+    .orderBy('event_id')
+    .orderBy('instance_start')
+    .execute();
+  for (const row of rows) {
+    const list = result.get(row.event_id) ?? [];
+    list.push(row);
+    result.set(row.event_id, list);
+  }
+  return result;
+}
+
+/** The exceptions of one event whose original start lies in [from, to] (both optional). */
+export async function exceptionsBetween(db: Db, eventId: string, from?: Date, to?: Date): Promise<EventExceptionRow[]> {
+  let query = db.selectFrom('event_exceptions').selectAll().where('event_id', '=', eventId);
+  if (from) query = query.where('instance_start', '>=', from);
+  if (to) query = query.where('instance_start', '<=', to);
+  return query.orderBy('instance_start').execute();
+}
+
+export async function findException(db: Db, eventId: string, instanceStart: Date): Promise<EventExceptionRow | undefined> {
+  return db
+    .selectFrom('event_exceptions')
+    .selectAll()
+    .where('event_id', '=', eventId)
+    .where('instance_start', '=', instanceStart)
+    .executeTakeFirst();
+}
+
+/** Creates the occurrence's exception or changes the given fields of the existing one. */
+export async function upsertException(db: Db, row: NewEventExceptionRow): Promise<EventExceptionRow> {
+  const { event_id: _e, instance_start: _i, created_by: _c, created_at: _ca, ...changes } = row;
+  return db
+    .insertInto('event_exceptions')
+    .values(row)
+    .onConflict((oc) => oc.columns(['event_id', 'instance_start']).doUpdateSet({ ...changes, updated_at: sql`now()` }))
+    .returningAll()
+    .executeTakeFirstOrThrow();
+}
+
+export async function deleteExceptions(db: Db, eventId: string): Promise<void> {
+  await db.deleteFrom('event_exceptions').where('event_id', '=', eventId).execute();
+}
+
+export async function insertEvent(db: Db, values: NewEventRow): Promise<EventRow> {
+  return db.insertInto('events').values(values).returningAll().executeTakeFirstOrThrow();
+}
+
+export async function updateEvent(db: Db, eventId: string, patch: EventPatch): Promise<void> {
+  await db.updateTable('events').set(patch).where('id', '=', eventId).execute();
+}
+
+export async function updateEventRoom(db: Db, roomId: string, patch: RoomPatch): Promise<void> {
+  await db.updateTable('rooms').set(patch).where('id', '=', roomId).execute();
+}
+
+/**
+ * Deletes the event; its trigger deletes the room, and the cascades everything of both. Answers
+ * the storage keys of the room's assets, whose bytes the caller removes after the commit. The room
+ * row lock (as rooms' own delete takes it) waits for uploads in flight and holds off new ones, so
+ * the keys read are all the keys the cascade deletes.
+ */
+export async function deleteEventReturningAssetKeys(db: Db, eventId: string, roomId: string): Promise<string[]> {
+  await db.selectFrom('rooms').select('id').where('id', '=', roomId).forUpdate().execute();
+  const assets = await db.selectFrom('assets').select('storage_key').where('room_id', '=', roomId).execute();
+  await db.deleteFrom('events').where('id', '=', eventId).execute();
+  return assets.map((asset) => asset.storage_key);
+}
+
+/** True when the event became a favorite, false when it already was one. */
+export async function addFavorite(db: Db, userId: string, eventId: string): Promise<boolean> {
+  const row = await db
+    .insertInto('event_favorites')
+    .values({ user_id: userId, event_id: eventId })
+    .onConflict((oc) => oc.columns(['user_id', 'event_id']).doNothing())
+    .returning('event_id')
+    .executeTakeFirst();
+  return row !== undefined;
+}
+
+/** True when the event was a favorite. */
+export async function removeFavorite(db: Db, userId: string, eventId: string): Promise<boolean> {
+  const result = await db
+    .deleteFrom('event_favorites')
+    .where('user_id', '=', userId)
+    .where('event_id', '=', eventId)
+    .executeTakeFirst();
+  return Number(result.numDeletedRows) > 0;
+}

@@ -1,0 +1,330 @@
+/**
+ * Events (issue 5): create (with its own room and SIP config), read, change and delete an event,
+ * list the caller's events with keyset pagination, list and change its occurrences, and favorites.
+ * Who may do what is the shared rule of `event-access.ts`: creator and invitees read, only the
+ * creator writes, everyone else gets 404.
+ */
+import type { Kysely } from 'kysely';
+import type { components } from '../../../generated/openapi.js';
+import type { Config } from '../../config/schema.js';
+import type { DB, EventExceptionRow, EventInviteStatus, EventPatch, RoomPatch } from '../../db/schema.js';
+import { errors } from '../../http/errors.js';
+import type { AssetStorage } from '../assets/asset-storage.js';
+import { queueEventNotification, type EventNotificationKind } from '../notifications/outbox.js';
+import { createSipConfig } from '../sip/sip-configs.js';
+import { toPublicProfile, type PublicUserProfile, type User } from '../users/user.js';
+import { createCursorCodec, decodeInstancePosition, decodeListPosition, encodeInstancePosition, encodeListPosition, type CursorCodec } from './cursor.js';
+import { requireEventAccess, requireEventCreator } from './event-access.js';
+import { NO_TIMES, checkOccurrenceTimes, checkTimeZone, createdSchedule, instant, patchedSchedule, scheduleColumns, scheduleOf } from './event-times.js';
+import { toEvent, toException, toInstance, type Event, type EventInstance, type EventListItem, type ViewContext } from './event-view.js';
+import * as repo from './events.repository.js';
+import { isOccurrenceOf, occurrencesOf } from './instances.js';
+import { inviteesOf, type InviteePage } from './invitees.js';
+import { parseInstanceId } from './recurrence.js';
+
+type Schemas = components['schemas'];
+type Caller = User;
+
+export interface EventListQuery {
+  time_min?: string;
+  time_max?: string;
+  invitees_max?: number;
+  per_page?: number;
+  after?: string;
+  favorites?: boolean;
+  adhoc?: boolean;
+  time_independent?: boolean;
+  invite_status?: string;
+}
+
+export interface InstanceListQuery {
+  time_min?: string;
+  time_max?: string;
+  invitees_max?: number;
+  per_page?: number;
+  /** The cursor, whichever of `cursor`/`after` carried it. */
+  cursor?: string;
+  /** The name of the parameter the cursor came in, for the error. */
+  cursorParam?: string;
+}
+
+/** One page and, while more follow, the cursor of the next. */
+export interface CursorPage<T> {
+  items: T[];
+  next?: string;
+}
+
+export interface EventService {
+  create(caller: Caller, body: Schemas['EventCreate'], options: { suppressEmail: boolean }): Promise<Event>;
+  get(caller: Caller, eventId: string, inviteesMax: number): Promise<Event>;
+  patch(caller: Caller, eventId: string, body: Schemas['EventPatch'], options: { inviteesMax: number; suppressEmail: boolean }): Promise<Event>;
+  remove(caller: Caller, eventId: string, options: { suppressEmail: boolean }): Promise<void>;
+  list(caller: Caller, query: EventListQuery): Promise<CursorPage<EventListItem>>;
+  instances(caller: Caller, eventId: string, query: InstanceListQuery): Promise<CursorPage<EventInstance>>;
+  instance(caller: Caller, eventId: string, instanceId: string, inviteesMax: number): Promise<EventInstance>;
+  patchInstance(caller: Caller, eventId: string, instanceId: string, body: Schemas['EventInstancePatch'], inviteesMax: number): Promise<EventInstance>;
+  /** True when the event became a favorite, false when it already was one. */
+  addFavorite(caller: Caller, eventId: string): Promise<boolean>;
+  removeFavorite(caller: Caller, eventId: string): Promise<void>;
+}
+
+export interface EventServiceDeps {
+  db: Kysely<DB>;
+  config: Config;
+  /** Signs page cursors; the same on every instance for cursors to work across them (see cursor.ts). */
+  cursors?: CursorCodec;
+  /** Where the bytes of the deleted rooms' assets go away. */
+  assetStorage?: Pick<AssetStorage, 'delete'>;
+}
+
+const DEFAULT_PER_PAGE = 30;
+const PATCH_FIELDS = [
+  'title',
+  'description',
+  'password',
+  'is_adhoc',
+  'waiting_room',
+  'is_time_independent',
+  'is_all_day',
+  'starts_at',
+  'ends_at',
+  'recurrence_pattern',
+] as const;
+const INSTANCE_PATCH_FIELDS = ['title', 'description', 'is_all_day', 'starts_at', 'ends_at', 'status'] as const;
+
+/** A body whose every field is unknown (and so ignored) is as empty as `{}`. */
+function requireSomeField(body: object, fields: readonly string[]): void {
+  if (!fields.some((f) => (body as Record<string, unknown>)[f] !== undefined)) {
+    throw errors.validationFailed([{ field: 'body', code: 'missing_values', message: `at least one of ${fields.join(', ')} is required` }]);
+  }
+}
+
+const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((line, i) => line === b[i]);
+
+export function createEventService({ db, config, cursors = createCursorCodec(), assetStorage }: EventServiceDeps): EventService {
+  const avatarBaseUrl = config.users.avatar_base_url;
+
+  const notify = (trx: Kysely<DB>, kind: EventNotificationKind, eventId: string, actorId: string, suppress: boolean) =>
+    queueEventNotification(trx, { kind, eventId, actorId, suppress, config });
+
+  /**
+   * Profiles and invitees for a set of views, in one batch each, and none when not needed: the
+   * caller's own profile is at hand, and invitee counts come with the views.
+   */
+  async function contextFor(caller: User, rows: repo.EventViewRow[], inviteesMax: number, extraUsers: string[] = []): Promise<ViewContext> {
+    const others = [...rows.flatMap((r) => [r.created_by, r.updated_by]), ...extraUsers].filter((id) => id !== caller.id);
+    const withInvitees = rows.filter((r) => r.invitee_count > 0);
+    const [profiles, invitees] = await Promise.all([
+      others.length > 0 ? repo.profilesOf(db, others) : new Map<string, PublicUserProfile>(),
+      inviteesMax > 0 && withInvitees.length > 0
+        ? inviteesOf(db, withInvitees.map((r) => r.id), inviteesMax, { avatarBaseUrl })
+        : new Map<string, InviteePage>(),
+    ]);
+    profiles.set(caller.id, toPublicProfile(caller));
+    return { callerId: caller.id, callIn: config.call_in, profiles, invitees };
+  }
+
+  /** The event as the caller sees it; 404 when they may not see it. */
+  async function readableView(caller: Caller, eventId: string): Promise<repo.EventViewRow> {
+    await requireEventAccess(db, caller.id, eventId);
+    const row = await repo.findEventView(db, caller.id, eventId);
+    if (!row) throw errors.notFound(); // deleted in between
+    return row;
+  }
+
+  async function eventAnswer(caller: Caller, eventId: string, inviteesMax: number): Promise<Event> {
+    const row = await readableView(caller, eventId);
+    return toEvent(row, await contextFor(caller, [row], inviteesMax));
+  }
+
+  async function instanceAnswer(caller: Caller, row: repo.EventViewRow, start: Date, inviteesMax: number): Promise<EventInstance> {
+    const exception = await repo.findException(db, row.id, start);
+    const ctx = await contextFor(caller, [row], inviteesMax, exception ? [exception.created_by] : []);
+    return toInstance(row, start, exception, ctx);
+  }
+
+  /** The original start an instance id names, when it is one of the event's occurrences; else 404. */
+  function occurrenceStart(row: repo.EventViewRow, instanceId: string): Date {
+    const start = parseInstanceId(instanceId);
+    if (!start || !isOccurrenceOf(scheduleOf(row), start)) throw errors.notFound();
+    return start;
+  }
+
+  return {
+    async create(caller, body, { suppressEmail }) {
+      const schedule = createdSchedule(body);
+      const times = schedule ? scheduleColumns(schedule) : NO_TIMES;
+      const eventId = await db.transaction().execute(async (trx) => {
+        const room = await trx
+          .insertInto('rooms')
+          .values({ created_by: caller.id, password: body.password || null, waiting_room: body.waiting_room ?? false })
+          .returning('id')
+          .executeTakeFirstOrThrow();
+        // every event's room can be dialled into (opentalk.md §8)
+        await createSipConfig(trx, room.id);
+        const event = await repo.insertEvent(trx, {
+          room_id: room.id,
+          created_by: caller.id,
+          updated_by: caller.id,
+          title: body.title,
+          description: body.description,
+          is_time_independent: body.is_time_independent,
+          is_adhoc: body.is_adhoc ?? false,
+          ...times,
+        });
+        await notify(trx, 'created', event.id, caller.id, suppressEmail);
+        return event.id;
+      });
+      return eventAnswer(caller, eventId, 0);
+    },
+
+    get: (caller, eventId, inviteesMax) => eventAnswer(caller, eventId, inviteesMax),
+
+    async patch(caller, eventId, body, { inviteesMax, suppressEmail }) {
+      requireSomeField(body, PATCH_FIELDS);
+      const event = await requireEventCreator(db, caller.id, eventId);
+      const changes: EventPatch = { updated_by: caller.id, updated_at: new Date() };
+      if (body.title !== undefined) changes.title = body.title;
+      if (body.description !== undefined) changes.description = body.description;
+      if (body.is_adhoc !== undefined) changes.is_adhoc = body.is_adhoc;
+      const room: RoomPatch = {};
+      if (body.password !== undefined) room.password = body.password || null;
+      if (body.waiting_room !== undefined) room.waiting_room = body.waiting_room;
+
+      let dropExceptions = false;
+      const timesTouched = (['is_time_independent', 'is_all_day', 'starts_at', 'ends_at', 'recurrence_pattern'] as const).some(
+        (f) => body[f] !== undefined,
+      );
+      if (timesTouched) {
+        const old = scheduleOf(event);
+        const next = patchedSchedule(event.is_time_independent, old, body);
+        Object.assign(changes, next ? scheduleColumns(next) : NO_TIMES, { is_time_independent: next === undefined });
+        // only a changed pattern invalidates the exceptions (design.md §8); no occurrences, no exceptions
+        dropExceptions = next === undefined || !sameLines(old?.pattern ?? [], next.pattern);
+      }
+
+      await db.transaction().execute(async (trx) => {
+        await repo.updateEvent(trx, eventId, changes);
+        if (Object.keys(room).length > 0) await repo.updateEventRoom(trx, event.room_id, room);
+        if (dropExceptions) await repo.deleteExceptions(trx, eventId);
+        await notify(trx, 'updated', eventId, caller.id, suppressEmail);
+      });
+      return eventAnswer(caller, eventId, inviteesMax);
+    },
+
+    async remove(caller, eventId, { suppressEmail }) {
+      const event = await requireEventCreator(db, caller.id, eventId);
+      const assetKeys = await db.transaction().execute(async (trx) => {
+        // first, while the event and its invitees can still be read for the cancellation
+        await notify(trx, 'cancelled', eventId, caller.id, suppressEmail);
+        return repo.deleteEventReturningAssetKeys(trx, eventId, event.room_id);
+      });
+      // after the commit: bytes whose removal fails are orphans, never an asset row without bytes
+      await Promise.allSettled(assetKeys.map((key) => assetStorage?.delete(key)));
+    },
+
+    async list(caller, query) {
+      const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+      const rows = await repo.listEventViews(db, caller.id, {
+        timeMin: query.time_min ? instant(query.time_min, 'time_min') : undefined,
+        timeMax: query.time_max ? instant(query.time_max, 'time_max') : undefined,
+        favorites: query.favorites === true,
+        adhoc: query.adhoc,
+        timeIndependent: query.time_independent,
+        inviteStatuses: query.invite_status ? (query.invite_status.split(',') as EventInviteStatus[]) : undefined,
+        after: query.after ? decodeListPosition(cursors, query.after) : undefined,
+        limit: perPage + 1, // one more tells whether another page follows
+      });
+      const page = rows.slice(0, perPage);
+      const recurring = page.filter((r) => r.recurrence_pattern.length > 0);
+      const exceptions = await repo.exceptionsOf(db, recurring.map((r) => r.id));
+      const exceptionAuthors = [...exceptions.values()].flat().map((e) => e.created_by);
+      const ctx = await contextFor(caller, page, query.invitees_max ?? 0, exceptionAuthors);
+      const items: EventListItem[] = [];
+      for (const row of page) {
+        items.push(toEvent(row, ctx));
+        const schedule = scheduleOf(row);
+        for (const exception of exceptions.get(row.id) ?? []) {
+          // an exception whose occurrence a changed start no longer produces describes nothing
+          if (isOccurrenceOf(schedule, exception.instance_start)) items.push(toException(row, exception, ctx));
+        }
+      }
+      const last = page.at(-1);
+      const next =
+        rows.length > perPage && last
+          ? encodeListPosition(cursors, { startsAt: last.starts_at, createdAtKey: last.created_at_key, id: last.id })
+          : undefined;
+      return { items, next };
+    },
+
+    async instances(caller, eventId, query) {
+      const perPage = query.per_page ?? DEFAULT_PER_PAGE;
+      const row = await readableView(caller, eventId);
+      const after = query.cursor ? decodeInstancePosition(cursors, query.cursor, query.cursorParam ?? 'cursor', eventId) : undefined;
+      const starts = occurrencesOf(scheduleOf(row), {
+        after,
+        from: query.time_min ? instant(query.time_min, 'time_min') : undefined,
+        to: query.time_max ? instant(query.time_max, 'time_max') : undefined,
+        limit: perPage + 1,
+      });
+      const page = starts.slice(0, perPage);
+      const exceptions = new Map<number, EventExceptionRow>();
+      if (page.length > 0) {
+        for (const e of await repo.exceptionsBetween(db, eventId, page[0], page.at(-1))) exceptions.set(e.instance_start.getTime(), e);
+      }
+      const ctx = await contextFor(caller, [row], query.invitees_max ?? 0, [...exceptions.values()].map((e) => e.created_by));
+      const items = page.map((start) => toInstance(row, start, exceptions.get(start.getTime()), ctx));
+      const next = starts.length > perPage ? encodeInstancePosition(cursors, eventId, page.at(-1)!) : undefined;
+      return { items, next };
+    },
+
+    async instance(caller, eventId, instanceId, inviteesMax) {
+      const row = await readableView(caller, eventId);
+      return instanceAnswer(caller, row, occurrenceStart(row, instanceId), inviteesMax);
+    },
+
+    async patchInstance(caller, eventId, instanceId, body, inviteesMax) {
+      requireSomeField(body, INSTANCE_PATCH_FIELDS);
+      await requireEventCreator(db, caller.id, eventId);
+      const row = await readableView(caller, eventId);
+      const start = occurrenceStart(row, instanceId);
+      const existing = await repo.findException(db, eventId, start);
+
+      // the checks of create apply to the occurrence as it will be
+      const durationMs = row.ends_at!.getTime() - row.starts_at!.getTime();
+      const startsAt = body.starts_at ? instant(body.starts_at.datetime, 'starts_at.datetime') : (existing?.starts_at ?? start);
+      const endsAt = body.ends_at
+        ? instant(body.ends_at.datetime, 'ends_at.datetime')
+        : (existing?.ends_at ?? new Date(startsAt.getTime() + durationMs));
+      if (body.starts_at) checkTimeZone(body.starts_at.timezone, 'starts_at.timezone');
+      if (body.ends_at) checkTimeZone(body.ends_at.timezone, 'ends_at.timezone');
+      checkOccurrenceTimes(body.is_all_day ?? existing?.is_all_day ?? row.is_all_day ?? false, startsAt, endsAt);
+
+      await db.transaction().execute(async (trx) => {
+        await repo.upsertException(trx, {
+          event_id: eventId,
+          instance_start: start,
+          created_by: caller.id,
+          ...(body.status !== undefined ? { status: body.status } : {}),
+          ...(body.title !== undefined ? { title: body.title } : {}),
+          ...(body.description !== undefined ? { description: body.description } : {}),
+          ...(body.is_all_day !== undefined ? { is_all_day: body.is_all_day } : {}),
+          ...(body.starts_at ? { starts_at: startsAt, starts_at_tz: body.starts_at.timezone } : {}),
+          ...(body.ends_at ? { ends_at: endsAt, ends_at_tz: body.ends_at.timezone } : {}),
+        });
+        await notify(trx, 'updated', eventId, caller.id, false);
+      });
+      return instanceAnswer(caller, row, start, inviteesMax);
+    },
+
+    async addFavorite(caller, eventId) {
+      await requireEventAccess(db, caller.id, eventId);
+      return repo.addFavorite(db, caller.id, eventId);
+    },
+
+    async removeFavorite(caller, eventId) {
+      await requireEventAccess(db, caller.id, eventId);
+      if (!(await repo.removeFavorite(db, caller.id, eventId))) throw errors.notFound('The event is not one of your favorites');
+    },
+  };
+}

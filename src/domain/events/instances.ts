@@ -1,0 +1,41 @@
+/**
+ * The occurrences of an event, as original UTC starts. A recurring event's come from its rule,
+ * expanded in its time zone by the recurrence helper; a single timed event has exactly one, its
+ * start (design.md §8); a time-independent event has none.
+ */
+import { isOccurrence, occurrences, type Series } from './recurrence.js';
+import { seriesOf, type Schedule } from './event-times.js';
+
+export interface OccurrenceWindow {
+  /** Only occurrences that start strictly after this original start (the cursor). */
+  after?: Date;
+  /** Skip occurrences that end before this instant. */
+  from?: Date;
+  /** Stop at occurrences that start after this instant. */
+  to?: Date;
+  limit: number;
+}
+
+const durationOf = (schedule: Schedule) => schedule.endsAt.getTime() - schedule.startsAt.getTime();
+
+export function occurrencesOf(schedule: Schedule | undefined, window: OccurrenceWindow): Date[] {
+  if (!schedule || window.limit <= 0) return [];
+  const durationMs = durationOf(schedule);
+  if (schedule.pattern.length === 0) {
+    const start = schedule.startsAt;
+    const inWindow =
+      (!window.after || start > window.after) &&
+      (!window.from || start.getTime() + durationMs >= window.from.getTime()) &&
+      (!window.to || start <= window.to);
+    return inWindow ? [start] : [];
+  }
+  const series: Series = seriesOf(schedule);
+  return occurrences(series, { durationMs, after: window.after, from: window.from, to: window.to, limit: window.limit });
+}
+
+/** Whether `start` is the original start of one of the event's occurrences. */
+export function isOccurrenceOf(schedule: Schedule | undefined, start: Date): boolean {
+  if (!schedule) return false;
+  if (schedule.pattern.length === 0) return start.getTime() === schedule.startsAt.getTime();
+  return isOccurrence(seriesOf(schedule), start);
+}

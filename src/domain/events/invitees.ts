@@ -1,0 +1,220 @@
+/**
+ * The invitee view of events (interface-spec §2 Invitee): registered invitees first (oldest invite
+ * first), then e-mail invitees (oldest first). Used by the invite list and by event answers
+ * (`invitees` / `invitees_truncated`), the latter batched for a page of events.
+ */
+import type { Kysely } from 'kysely';
+
+import type { components } from '../../../generated/openapi.js';
+import type { DB, EmailInviteRole, EventInviteRole, EventInviteStatus } from '../../db/schema.js';
+import { libravatarUrl } from '../users/avatar.js';
+
+export type Invitee = components['schemas']['Invitee'];
+
+export interface InviteePage {
+  items: Invitee[];
+  /** All invitees of the event, registered and e-mail. */
+  total: number;
+}
+
+export interface InviteeWindow {
+  limit: number;
+  offset: number;
+  /**
+   * Base of the Libravatar URL shown for e-mail invitees (`[users] avatar_base_url`); they have no
+   * profile of their own. Defaults to the configuration's default.
+   */
+  avatarBaseUrl?: string;
+}
+
+const DEFAULT_AVATAR_BASE_URL = 'https://seccdn.libravatar.org/avatar/';
+
+interface RegisteredRow {
+  event_id: string;
+  role: EventInviteRole;
+  status: EventInviteStatus;
+  id: string;
+  email: string;
+  title: string;
+  firstname: string;
+  lastname: string;
+  display_name: string;
+  avatar_url: string;
+}
+
+interface EmailRow {
+  event_id: string;
+  email: string;
+  role: EmailInviteRole;
+}
+
+/** One page of an event's invitees. */
+export async function listInvitees(db: Kysely<DB>, eventId: string, window: InviteeWindow): Promise<InviteePage> {
+  const { limit, offset } = window;
+  const avatarBase = window.avatarBaseUrl ?? DEFAULT_AVATAR_BASE_URL;
+  const counts = await countInvitees(db, [eventId]);
+  const { registered, email } = counts.get(eventId) ?? { registered: 0, email: 0 };
+  const total = registered + email;
+  if (limit <= 0 || offset >= total) return { items: [], total };
+
+  const registeredRows =
+    offset < registered
+      ? await registeredQuery(db, [eventId])
+          .limit(limit)
+          .offset(offset)
+          .execute()
+      : [];
+  const remaining = limit - registeredRows.length;
+  const emailRows =
+    remaining > 0
+      ? await emailQuery(db, [eventId])
+          .limit(remaining)
+          .offset(Math.max(0, offset - registered))
+          .execute()
+      : [];
+  return {
+    items: [...registeredRows.map(toRegisteredInvitee), ...emailRows.map((row) => toEmailInvitee(row, avatarBase))],
+    total,
+  };
+}
+
+/**
+ * The first `limitPerEvent` invitees of each event, in the order of `listInvitees`, in four
+ * queries whatever the number of events. Every requested event has an entry (empty when unknown).
+ */
+export async function inviteesOf(
+  db: Kysely<DB>,
+  eventIds: readonly string[],
+  limitPerEvent: number,
+  options: { avatarBaseUrl?: string } = {},
+): Promise<Map<string, InviteePage>> {
+  const avatarBase = options.avatarBaseUrl ?? DEFAULT_AVATAR_BASE_URL;
+  const ids = [...new Set(eventIds)];
+  const result = new Map<string, InviteePage>(eventIds.map((id) => [id, { items: [], total: 0 }]));
+  if (ids.length === 0) return result;
+
+  const counts = await countInvitees(db, ids);
+  for (const [id, { registered, email }] of counts) result.get(id)!.total = registered + email;
+  if (limitPerEvent <= 0) return result;
+
+  // Top N per event by a window function over the list order. One query after another, so that a
+  // transaction (one connection; on PGlite one session) may be passed as db.
+  const registeredRows = await db
+    .selectFrom(
+      registeredQuery(db, ids)
+        .select((eb) =>
+          eb.fn
+            .agg<number>('row_number')
+            .over((w) => w.partitionBy('event_invites.event_id').orderBy('event_invites.created_at').orderBy('event_invites.invitee'))
+            .as('position'),
+        )
+        .as('ranked'),
+    )
+    .selectAll()
+    .where('position', '<=', limitPerEvent)
+    .orderBy('event_id')
+    .orderBy('position')
+    .execute();
+  const emailRows = await db
+    .selectFrom(
+      emailQuery(db, ids)
+        .select((eb) =>
+          eb.fn
+            .agg<number>('row_number')
+            .over((w) => w.partitionBy('event_email_invites.event_id').orderBy('event_email_invites.created_at').orderBy('event_email_invites.email'))
+            .as('position'),
+        )
+        .as('ranked'),
+    )
+    .selectAll()
+    .where('position', '<=', limitPerEvent)
+    .orderBy('event_id')
+    .orderBy('position')
+    .execute();
+  for (const row of registeredRows) result.get(row.event_id)!.items.push(toRegisteredInvitee(row));
+  for (const row of emailRows) {
+    const page = result.get(row.event_id)!;
+    if (page.items.length < limitPerEvent) page.items.push(toEmailInvitee(row, avatarBase));
+  }
+  return result;
+}
+
+async function countInvitees(db: Kysely<DB>, eventIds: string[]): Promise<Map<string, { registered: number; email: number }>> {
+  const registered = await db
+    .selectFrom('event_invites')
+    .where('event_id', 'in', eventIds)
+    .groupBy('event_id')
+    .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
+    .execute();
+  const email = await db
+    .selectFrom('event_email_invites')
+    .where('event_id', 'in', eventIds)
+    .groupBy('event_id')
+    .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
+    .execute();
+  const counts = new Map<string, { registered: number; email: number }>();
+  const entry = (id: string) => counts.get(id) ?? counts.set(id, { registered: 0, email: 0 }).get(id)!;
+  for (const row of registered) entry(row.event_id).registered = Number(row.count);
+  for (const row of email) entry(row.event_id).email = Number(row.count);
+  return counts;
+}
+
+function registeredQuery(db: Kysely<DB>, eventIds: string[]) {
+  return db
+    .selectFrom('event_invites')
+    .innerJoin('users', 'users.id', 'event_invites.invitee')
+    .where('event_invites.event_id', 'in', eventIds)
+    .select([
+      'event_invites.event_id',
+      'event_invites.role',
+      'event_invites.status',
+      'users.id',
+      'users.email',
+      'users.title',
+      'users.firstname',
+      'users.lastname',
+      'users.display_name',
+      'users.avatar_url',
+    ])
+    .orderBy('event_invites.created_at')
+    .orderBy('event_invites.invitee');
+}
+
+function emailQuery(db: Kysely<DB>, eventIds: string[]) {
+  return db
+    .selectFrom('event_email_invites')
+    .where('event_email_invites.event_id', 'in', eventIds)
+    .select(['event_email_invites.event_id', 'event_email_invites.email', 'event_email_invites.role'])
+    .orderBy('event_email_invites.created_at')
+    .orderBy('event_email_invites.email');
+}
+
+function toRegisteredInvitee(row: RegisteredRow): Invitee {
+  return {
+    profile: {
+      kind: 'registered',
+      id: row.id,
+      email: row.email,
+      title: row.title,
+      firstname: row.firstname,
+      lastname: row.lastname,
+      display_name: row.display_name,
+      avatar_url: row.avatar_url,
+      role: row.role,
+    },
+    status: row.status,
+  };
+}
+
+/** E-mail invitees have no answer yet; a `guest` address shows as `user` (the role it gets on registering). */
+function toEmailInvitee(row: EmailRow, avatarBase: string): Invitee {
+  return {
+    profile: {
+      kind: 'email',
+      email: row.email,
+      avatar_url: libravatarUrl(avatarBase, row.email),
+      role: row.role === 'moderator' ? 'moderator' : 'user',
+    },
+    status: 'pending',
+  };
+}

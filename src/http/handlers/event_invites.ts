@@ -1,0 +1,57 @@
+import type { OperationsByTag } from '../../../generated/operations.js';
+import { createEventInviteService } from '../../domain/events/event-invites.service.js';
+import { callerUser } from '../auth.js';
+import type { Handlers } from '../handler-types.js';
+import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import type { Services } from './services.js';
+
+export function eventInvitesHandlers({ database, config }: Services) {
+  const invites = createEventInviteService({ db: database.db, config });
+
+  return {
+    async create_event_invite({ caller, params, query, body }) {
+      const target = 'invitee' in body ? { invitee: body.invitee } : { email: body.email };
+      const outcome = await invites.invite(callerUser(caller).id, params.event_id, target, {
+        role: body.role ?? 'user',
+        suppress: query.suppress_email_notification ?? false,
+      });
+      return { status: outcome === 'created' ? 201 : 204 };
+    },
+
+    async get_event_invites({ caller, params, query, req }) {
+      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
+      const result = await invites.list(callerUser(caller).id, params.event_id, page);
+      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
+      return { status: 200, body: result.items, headers: linkHeader(link) };
+    },
+
+    async update_event_invite({ caller, params, body }) {
+      await invites.changeRole(callerUser(caller).id, params.event_id, params.user_id, body.role);
+      return { status: 204 };
+    },
+
+    async delete_event_invite({ caller, params, query }) {
+      await invites.uninvite(callerUser(caller).id, params.event_id, params.user_id, {
+        suppress: query.suppress_email_notification ?? false,
+      });
+      return { status: 204 };
+    },
+
+    async delete_email_event_invite({ caller, params, query, body }) {
+      await invites.uninviteEmail(callerUser(caller).id, params.event_id, body.email, {
+        suppress: query.suppress_email_notification ?? false,
+      });
+      return { status: 204 };
+    },
+
+    async accept_event_invite({ caller, params }) {
+      await invites.answer(callerUser(caller).id, params.event_id, 'accepted');
+      return { status: 204 };
+    },
+
+    async decline_event_invite({ caller, params }) {
+      await invites.answer(callerUser(caller).id, params.event_id, 'declined');
+      return { status: 204 };
+    },
+  } satisfies Handlers<OperationsByTag['event_invites']>;
+}

@@ -1,0 +1,90 @@
+/**
+ * The `events` tag: events, their occurrences and favorites (issue 5). The HTTP edge only: the
+ * contract's parameters in, `events.service.ts` does the work, cursor links out.
+ */
+import type { Request } from 'express';
+import type { OperationsByTag } from '../../../generated/operations.js';
+import { createCursorCodec } from '../../domain/events/cursor.js';
+import { createEventService } from '../../domain/events/events.service.js';
+import { callerUser } from '../auth.js';
+import { errors } from '../errors.js';
+import type { Handlers } from '../handler-types.js';
+import { linkHeader, requestUrl } from '../pagination.js';
+import type { Services } from './services.js';
+
+export function eventsHandlers({ config, database, assetStorage }: Services) {
+  // a configured secret lets every instance read the others' cursors (see cursor.ts)
+  const cursors = createCursorCodec(config.http.cursor_secret);
+  const events = createEventService({ db: database.db, config, cursors, assetStorage });
+
+  /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (design.md §4). */
+  const afterLink = (req: Request, next: string | undefined) => {
+    if (next === undefined) return {};
+    const url = requestUrl(req, config.http.public_url);
+    url.searchParams.delete('cursor'); // the instances' synonym: the link names the cursor once, as `after`
+    url.searchParams.set('after', next);
+    return linkHeader(`<${url.toString()}>; rel="after"`);
+  };
+
+  return {
+    async get_events({ caller, query, req }) {
+      const page = await events.list(callerUser(caller), query);
+      return { status: 200, body: page.items, headers: afterLink(req, page.next) };
+    },
+
+    async create_event({ caller, query, body }) {
+      const event = await events.create(callerUser(caller), body, { suppressEmail: query.suppress_email_notification === true });
+      return { status: 201, body: event };
+    },
+
+    async get_event({ caller, params, query }) {
+      return { status: 200, body: await events.get(callerUser(caller), params.event_id, query.invitees_max ?? 0) };
+    },
+
+    async patch_event({ caller, params, query, body }) {
+      const event = await events.patch(callerUser(caller), params.event_id, body, {
+        inviteesMax: query.invitees_max ?? 0,
+        suppressEmail: query.suppress_email_notification === true,
+      });
+      return { status: 200, body: event };
+    },
+
+    async delete_event({ caller, params, query }) {
+      await events.remove(callerUser(caller), params.event_id, { suppressEmail: query.suppress_email_notification === true });
+      return { status: 204 };
+    },
+
+    async get_event_instances({ caller, params, query, req }) {
+      // `cursor` is the interface's name, `after` the reference clients'; both at once must agree
+      if (query.cursor !== undefined && query.after !== undefined && query.cursor !== query.after) {
+        throw errors.validationFailed([{ field: 'after', code: 'invalid_value', message: 'cursor and after name different positions' }]);
+      }
+      const page = await events.instances(callerUser(caller), params.event_id, {
+        ...query,
+        cursor: query.cursor ?? query.after,
+        cursorParam: query.cursor !== undefined ? 'cursor' : 'after',
+      });
+      return { status: 200, body: page.items, headers: afterLink(req, page.next) };
+    },
+
+    async get_event_instance({ caller, params, query }) {
+      const instance = await events.instance(callerUser(caller), params.event_id, params.instance_id, query.invitees_max ?? 0);
+      return { status: 200, body: instance };
+    },
+
+    async patch_event_instance({ caller, params, query, body }) {
+      const instance = await events.patchInstance(callerUser(caller), params.event_id, params.instance_id, body, query.invitees_max ?? 0);
+      return { status: 200, body: instance };
+    },
+
+    async add_event_to_favorites({ caller, params }) {
+      const added = await events.addFavorite(callerUser(caller), params.event_id);
+      return { status: added ? 201 : 204 };
+    },
+
+    async remove_event_from_favorites({ caller, params }) {
+      await events.removeFavorite(callerUser(caller), params.event_id);
+      return { status: 204 };
+    },
+  } satisfies Handlers<OperationsByTag['events']>;
+}

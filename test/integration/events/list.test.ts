@@ -1,0 +1,202 @@
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { afterCursor, allPages, at, createEvent, invite, send, timeIndependentBody, timedBody, type Event } from '../../support/events.js';
+
+let app: TestApp;
+let alice: TestUser;
+beforeAll(async () => {
+  app = await startTestApp();
+});
+afterAll(() => app?.close());
+beforeEach(async () => {
+  await app.reset();
+  alice = await app.login('alice');
+});
+
+const list = (query = '', token = alice.accessToken) => send(app, 'GET', `/events${query ? `?${query}` : ''}`, { token });
+const ids = (items: { id: string }[]) => items.map((i) => i.id);
+
+/** A one-hour event of alice starting at `start` (UTC). */
+const hourAt = (start: string, extra: Record<string, unknown> = {}) => {
+  const end = new Date(new Date(start).getTime() + 3_600_000).toISOString();
+  return createEvent(app, alice, timedBody({ title: start, starts_at: at(start), ends_at: at(end), ...extra }), '?suppress_email_notification=true');
+};
+
+describe('get_events order and pagination', () => {
+  it('lists time-independent events first, then by start, ties by creation', async () => {
+    const late = await hourAt('2026-12-10T09:00:00Z');
+    const early = await hourAt('2026-12-01T09:00:00Z');
+    const ti = await createEvent(app, alice, timeIndependentBody());
+    const sameStart = await hourAt('2026-12-01T09:00:00Z');
+    const res = await list();
+    expect(res.status).toBe(200);
+    expect(ids(res.json)).toEqual([ti.id, early.id, sameStart.id, late.id]);
+    expect(res.link).toBeNull();
+  });
+
+  it('walks 25 events in pages of 10 without duplicates or gaps, linking only while more follow', async () => {
+    const created: Event[] = [];
+    for (let i = 0; i < 25; i++) {
+      // a few share a start, and a few are time-independent, so that every part of the keyset is crossed
+      created.push(i % 7 === 0 ? await createEvent(app, alice, timeIndependentBody({ title: `ti ${i}` })) : await hourAt(`2026-12-${String(1 + (i % 5)).padStart(2, '0')}T09:00:00Z`));
+    }
+    const whole = await list('per_page=100');
+    const { items, pages } = await allPages(app, alice.accessToken, '/events?per_page=10');
+    expect(pages).toBe(3);
+    expect(ids(items)).toEqual(ids(whole.json));
+    expect(new Set(ids(items)).size).toBe(25);
+    const first = await list('per_page=10');
+    expect(first.link).toMatch(/^<http:\/\/127\.0\.0\.1:\d+\/v1\/events\?per_page=10&after=[A-Za-z0-9_.-]+>; rel="after"$/);
+  });
+
+  it('has no link on a last page that is exactly full', async () => {
+    for (let i = 0; i < 4; i++) await hourAt(`2026-12-0${i + 1}T09:00:00Z`);
+    const first = await list('per_page=2');
+    const second = await list(`per_page=2&after=${afterCursor(first.link)}`);
+    expect(second.json).toHaveLength(2);
+    expect(second.link).toBeNull();
+  });
+
+  it('accepts per_page 1 and 100 and refuses 0 and 101', async () => {
+    await hourAt('2026-12-01T09:00:00Z');
+    await hourAt('2026-12-02T09:00:00Z');
+    expect((await list('per_page=1')).json).toHaveLength(1);
+    expect((await list('per_page=100')).json).toHaveLength(2);
+    expect((await list('per_page=0')).status).toBe(400);
+    expect((await list('per_page=101')).status).toBe(400);
+  });
+
+  it('refuses a tampered, truncated, foreign or malformed cursor with 400', async () => {
+    for (let i = 0; i < 3; i++) await hourAt(`2026-12-0${i + 1}T09:00:00Z`);
+    const cursor = afterCursor((await list('per_page=1')).link)!;
+    expect((await list(`per_page=1&after=${cursor}`)).status).toBe(200);
+    const [data, sig] = cursor.split('.') as [string, string];
+    const payload = JSON.parse(Buffer.from(data, 'base64url').toString());
+    const forged = Buffer.from(JSON.stringify({ ...payload, s: '2020-01-01T00:00:00.000Z' })).toString('base64url');
+    const flipped = `${data}.${sig.slice(0, -1)}${sig.endsWith('A') ? 'B' : 'A'}`;
+    for (const bad of [`${forged}.${sig}`, flipped, data, 'garbage', `${cursor}.x`, '%00', 'a'.repeat(513)]) {
+      const res = await list(`per_page=1&after=${bad}`);
+      expect(res.status, bad).toBe(400);
+      expect(res.json.code).toBe('validation_failed');
+    }
+  });
+});
+
+describe('cursors across instances', () => {
+  it('are read by every instance sharing [http] cursor_secret and refused by one with another key', async () => {
+    for (let i = 0; i < 3; i++) await hourAt(`2026-12-0${i + 1}T09:00:00Z`);
+    const http = (secret: string) => ({ http: { host: '127.0.0.1', port: 0, cursor_secret: secret } });
+    const [one, two, foreign] = await Promise.all([
+      app.withConfig(http('s'.repeat(32))),
+      app.withConfig(http('s'.repeat(32))),
+      app.withConfig(http('t'.repeat(32))),
+    ]);
+    try {
+      const first = await send(one, 'GET', '/events?per_page=1', { token: alice.accessToken });
+      const cursor = afterCursor(first.link)!;
+      const next = await send(two, 'GET', `/events?per_page=1&after=${cursor}`, { token: alice.accessToken });
+      expect(next.status).toBe(200);
+      expect(next.json[0].title).toBe('2026-12-02T09:00:00Z');
+      expect((await send(foreign, 'GET', `/events?per_page=1&after=${cursor}`, { token: alice.accessToken })).status).toBe(400);
+    } finally {
+      await Promise.all([one.close(), two.close(), foreign.close()]);
+    }
+  });
+});
+
+describe('get_events filters', () => {
+  it('selects events overlapping [time_min, time_max], bounds included', async () => {
+    const a = await hourAt('2026-12-01T09:00:00Z');
+    const b = await hourAt('2026-12-05T09:00:00Z');
+    const c = await hourAt('2026-12-10T09:00:00Z');
+    await createEvent(app, alice, timeIndependentBody());
+    const range = async (q: string) => ids((await list(q)).json);
+    // a ends exactly at time_min; c starts exactly at time_max
+    expect(await range('time_min=2026-12-01T10:00:00Z&time_max=2026-12-10T09:00:00Z')).toEqual([a.id, b.id, c.id]);
+    expect(await range('time_min=2026-12-01T10:00:01Z&time_max=2026-12-10T08:59:59Z')).toEqual([b.id]);
+    expect(await range('time_min=2026-12-05T09:30:00Z')).toEqual([b.id, c.id]);
+    expect(await range('time_max=2026-12-05T09:00:00Z')).toEqual([a.id, b.id]);
+    expect(await range('time_min=2026-12-05T09:30:00Z&time_max=2026-12-05T09:40:00Z')).toEqual([b.id]);
+  });
+
+  it('includes a recurring event while its series spans the range, an open-ended one always after its start', async () => {
+    const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5'] })); // Dec 1 … Dec 29 10:00
+    const daily = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=DAILY'], starts_at: at('2027-01-01T09:00:00Z'), ends_at: at('2027-01-01T10:00:00Z') }));
+    const range = async (q: string) => ids((await list(q)).json);
+    expect(await range('time_min=2026-12-20T00:00:00Z&time_max=2026-12-21T00:00:00Z')).toEqual([weekly.id]);
+    expect(await range('time_min=2026-12-29T10:00:00Z&time_max=2026-12-30T00:00:00Z')).toEqual([weekly.id]);
+    expect(await range('time_min=2026-12-29T10:00:01Z&time_max=2026-12-30T00:00:00Z')).toEqual([]);
+    expect(await range('time_min=2040-01-01T00:00:00Z&time_max=2040-02-01T00:00:00Z')).toEqual([daily.id]);
+    expect(await range('time_max=2026-12-31T00:00:00Z')).toEqual([weekly.id]);
+  });
+
+  it('filters by favorites, adhoc, time_independent and invite_status', async () => {
+    const bob = await app.login('bob');
+    const plain = await hourAt('2026-12-01T09:00:00Z');
+    const adhoc = await hourAt('2026-12-02T09:00:00Z', { is_adhoc: true });
+    const ti = await createEvent(app, alice, timeIndependentBody());
+    const bobs = await createEvent(app, bob, timedBody({ starts_at: at('2026-12-03T09:00:00Z'), ends_at: at('2026-12-03T10:00:00Z') }));
+    await invite(app, bobs.id, bob, alice, 'declined');
+    await send(app, 'PUT', `/users/me/event_favorites/${adhoc.id}`, { token: alice.accessToken });
+
+    const q = async (query: string) => ids((await list(query)).json);
+    expect(await q('')).toEqual([ti.id, plain.id, adhoc.id, bobs.id]);
+    expect(await q('favorites=true')).toEqual([adhoc.id]);
+    expect(await q('favorites=false')).toEqual([ti.id, plain.id, adhoc.id, bobs.id]);
+    expect(await q('adhoc=true')).toEqual([adhoc.id]);
+    expect(await q('adhoc=false')).toEqual([ti.id, plain.id, bobs.id]);
+    expect(await q('time_independent=true')).toEqual([ti.id]);
+    expect(await q('time_independent=false')).toEqual([plain.id, adhoc.id, bobs.id]);
+    expect(await q('invite_status=declined')).toEqual([bobs.id]);
+    expect(await q('invite_status=accepted,pending,tentative')).toEqual([ti.id, plain.id, adhoc.id]);
+    expect((await list('invite_status=maybe')).status).toBe(400);
+    expect((await list('adhoc=perhaps')).status).toBe(400);
+    expect((await list('time_min=yesterday')).status).toBe(400);
+  });
+
+  it('carries up to invitees_max invitees per event, batched', async () => {
+    const bob = await app.login('bob');
+    const carol = await app.login('carol');
+    const one = await hourAt('2026-12-01T09:00:00Z');
+    const two = await hourAt('2026-12-02T09:00:00Z');
+    await invite(app, one.id, alice, bob);
+    await invite(app, two.id, alice, bob);
+    await invite(app, two.id, alice, carol);
+    const res = await list('invitees_max=1');
+    const byId = new Map((res.json as Event[]).map((e) => [e.id, e]));
+    expect(byId.get(one.id)).toMatchObject({ invitees: [expect.objectContaining({ status: 'pending' })], invitees_truncated: false });
+    expect(byId.get(two.id)).toMatchObject({ invitees: [expect.anything()], invitees_truncated: true });
+  });
+});
+
+describe('exceptions in get_events', () => {
+  it('follows each recurring event with its exceptions, which do not count towards per_page', async () => {
+    const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5'] }));
+    const later = await hourAt('2027-02-01T09:00:00Z');
+    const moved = await send(app, 'PATCH', `/events/${weekly.id}/instances/20261215T090000Z`, {
+      token: alice.accessToken,
+      body: { title: 'Moved', starts_at: at('2026-12-15T13:00:00Z'), ends_at: at('2026-12-15T14:00:00Z') },
+    });
+    expect(moved.status).toBe(200);
+    await send(app, 'PATCH', `/events/${weekly.id}/instances/20261208T090000Z`, { token: alice.accessToken, body: { status: 'cancelled' } });
+
+    const res = await list('per_page=1');
+    expect(res.json.map((i: any) => [i.type, i.id])).toEqual([
+      ['recurring', weekly.id],
+      ['exception', `${weekly.id}_20261208T090000Z`],
+      ['exception', `${weekly.id}_20261215T090000Z`],
+    ]);
+    expect(res.json[1]).toMatchObject({ status: 'cancelled', recurring_event_id: weekly.id, original_starts_at: at('2026-12-08T09:00:00Z') });
+    expect(res.json[2]).toMatchObject({
+      title: 'Moved',
+      status: 'ok',
+      instance_id: '20261215T090000Z',
+      starts_at: at('2026-12-15T13:00:00Z'),
+      ends_at: at('2026-12-15T14:00:00Z'),
+      original_starts_at: at('2026-12-15T09:00:00Z'),
+      created_by: { id: alice.id },
+    });
+    const next = await list(`per_page=1&after=${afterCursor(res.link)}`);
+    expect(ids(next.json)).toEqual([later.id]);
+  });
+});
