@@ -3623,12 +3623,12 @@ export const openapiDocument = {
             "name": "filename",
             "in": "query",
             "required": true,
-            "description": "The file's name, as it is offered on download; no path separators.",
+            "description": "The file's name, as it is offered on download; no path separators and no control characters.",
             "schema": {
               "type": "string",
               "minLength": 1,
               "maxLength": 255,
-              "pattern": "^[^/\\\\]+$"
+              "pattern": "^[^/\\\\\\u0000-\\u001f\\u007f]+$"
             },
             "example": "agenda.pdf"
           },
@@ -6935,7 +6935,7 @@ export const openapiDocument = {
             "type": "string",
             "format": "uri",
             "maxLength": 2048,
-            "description": "An absolute URI."
+            "description": "An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`."
           },
           "streaming_key": {
             "type": "string",
@@ -6946,7 +6946,7 @@ export const openapiDocument = {
             "type": "string",
             "format": "uri",
             "maxLength": 2048,
-            "description": "An absolute URI."
+            "description": "An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`."
           }
         },
         "example": {
@@ -6977,7 +6977,7 @@ export const openapiDocument = {
             "type": "string",
             "format": "uri",
             "maxLength": 2048,
-            "description": "An absolute URI."
+            "description": "An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`."
           },
           "streaming_key": {
             "type": "string",
@@ -6988,7 +6988,7 @@ export const openapiDocument = {
             "type": "string",
             "format": "uri",
             "maxLength": 2048,
-            "description": "An absolute URI."
+            "description": "An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`."
           }
         },
         "example": {

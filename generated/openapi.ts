@@ -2074,12 +2074,12 @@ export interface components {
             name: string;
             /**
              * Format: uri
-             * @description An absolute URI.
+             * @description An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`.
              */
             public_url: string;
             /**
              * Format: uri
-             * @description An absolute URI.
+             * @description An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`.
              */
             streaming_endpoint: string;
             streaming_key: string;
@@ -2097,12 +2097,12 @@ export interface components {
             name?: string;
             /**
              * Format: uri
-             * @description An absolute URI.
+             * @description An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`.
              */
             public_url?: string;
             /**
              * Format: uri
-             * @description An absolute URI.
+             * @description An absolute URI with a host (`scheme://host…`), e.g. `rtmp://live.example.org/app`.
              */
             streaming_endpoint?: string;
             streaming_key?: string;
@@ -4039,7 +4039,7 @@ export interface operations {
         parameters: {
             query: {
                 /**
-                 * @description The file's name, as it is offered on download; no path separators.
+                 * @description The file's name, as it is offered on download; no path separators and no control characters.
                  * @example agenda.pdf
                  */
                 filename: string;

@@ -7,7 +7,9 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { assetStorageFromConfig } from './domain/assets/asset-storage.js';
 import { createIdentity, identityMode, type Identity } from './domain/identity/identity.js';
+import { createInviteService } from './domain/invites/invites.service.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
 import { createTariffCatalog } from './domain/tariffs/tariff-catalog.js';
@@ -16,19 +18,29 @@ import { createHttpApp } from './http/app.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
+import { systemClock, type Clock } from './domain/clock.js';
+import { sharedStateFromConfig } from './signaling/shared-state.js';
+import type { SignalingStore } from './signaling/store/signaling-store.js';
 
 export interface ConveneOptions {
   logger?: Logger;
   /** An already migrated database to use (and not close); otherwise one is opened from the configuration. */
   database?: Database;
   fetch?: typeof fetch;
+  /** Time for expiring state (tickets, resumption, rate limits); tests inject one they can advance. */
+  clock?: Clock;
 }
 
 export interface Convene {
   server: Server;
   database: Database;
   identity: Identity;
+  /** Tickets and resumption records, shared with the signaling WebSocket. */
+  signalingStore: SignalingStore;
   logger: Logger;
+  /** Sends the e-mail outbox; absent without `[smtp] url` (the outbox is then kept, nothing lost). */
+  mailWorker?: MailWorker;
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** Compiles all request validators now instead of on each operation's first request. */
   warmUp(): Promise<void>;
@@ -51,28 +63,48 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const tariffs = createTariffCatalog(config.tariffs);
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
     const users = createUserService({ db: database.db, config, tariffs, directory });
+    const assetStorage = await assetStorageFromConfig(config);
+    const clock = options.clock ?? systemClock;
+    const shared = sharedStateFromConfig(config, clock, logger);
+    const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
 
-    const handlers = createHandlers({ config, database, identity, users, tariffs });
+    const handlers = createHandlers({
+      config,
+      database,
+      identity,
+      users,
+      tariffs,
+      assetStorage,
+      clock,
+      signalingStore: shared.signalingStore,
+      rateLimiter: shared.rateLimiter,
+      invites,
+    });
     const http = await createHttpApp({
       config,
       logger,
-      auth: { identity, users, callInRole: config.oidc.call_in_role },
+      auth: { identity, users, callInRole: config.oidc.call_in_role, invites },
       handlers,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
     const server = createServer(http.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+    const smtpUrl = config.smtp.url;
+    const mailWorker = smtpUrl ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger }) : undefined;
 
     return {
       server,
       database,
       identity,
+      signalingStore: shared.signalingStore,
       logger,
+      mailWorker,
       listen(port = config.http.port, host = config.http.host) {
         return new Promise((resolve, reject) => {
           server.once('error', reject);
           server.listen(port, host, () => {
             server.off('error', reject);
+            mailWorker?.start();
             resolve(server.address() as AddressInfo);
           });
         });
@@ -84,7 +116,10 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
           server.closeIdleConnections();
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
+        await mailWorker?.stop(); // lets the mail being sent finish and be marked
         await identity.close();
+        await assetStorage.close();
+        await shared.close();
         if (ownsDatabase) await database.close();
       },
     };

@@ -25,7 +25,15 @@ export interface TurnServer {
 }
 
 export interface Config {
-  http: { host: string; port: number; public_url?: string; body_limit_bytes: number; trust_proxy: boolean };
+  http: {
+    host: string;
+    port: number;
+    public_url?: string;
+    body_limit_bytes: number;
+    trust_proxy: boolean;
+    /** Signs page cursors (GET /events, instances); the same on every instance. Absent: a random key per process. */
+    cursor_secret?: string;
+  };
   database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number };
   redis: { url?: string };
   oidc: {
@@ -61,6 +69,8 @@ export interface Config {
   assets: { max_upload_bytes: number; dir?: string };
   /** Outgoing e-mail; without `url` the outbox is kept and nothing is sent. */
   smtp: { url?: string; from: string };
+  /** Failed guesses of room passwords, invite codes and call-in pins, counted per window. */
+  rate_limits: { window_seconds: number; failures_per_source: number; failures_per_target: number };
 }
 
 /** An object section: closed, and present (`{}`, then filled with its defaults) even when not configured. */
@@ -100,6 +110,7 @@ export const configSchema = {
       public_url: { type: 'string', format: 'uri' },
       body_limit_bytes: { type: 'integer', minimum: 1, default: 1048576 },
       trust_proxy: { type: 'boolean', default: false },
+      cursor_secret: { type: 'string', minLength: 32 },
     }),
     database: section({
       url: { type: 'string', minLength: 1 },
@@ -181,6 +192,11 @@ export const configSchema = {
     smtp: section({
       url: { type: 'string', minLength: 1 },
       from: { type: 'string', minLength: 1, default: 'Convene <convene@localhost>' },
+    }),
+    rate_limits: section({
+      window_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
+      failures_per_source: { type: 'integer', minimum: 1, default: 10 },
+      failures_per_target: { type: 'integer', minimum: 1, default: 50 },
     }),
   },
 } as const;

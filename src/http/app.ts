@@ -9,6 +9,7 @@ import express, { type NextFunction, type Request, type Response } from 'express
 import { randomUUID } from 'node:crypto';
 import { pinoHttp } from 'pino-http';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import { openapiDocument } from '../../generated/openapi-document.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import type { Config } from '../config/schema.js';
@@ -175,7 +176,8 @@ function send(res: Response, reply: ReplyShape): void {
   if (reply.stream !== undefined) {
     res.type(reply.contentType ?? 'application/octet-stream');
     if (Buffer.isBuffer(reply.stream)) res.send(reply.stream);
-    else reply.stream.pipe(res);
+    // pipeline (not pipe) closes the source when the client goes away mid-download
+    else pipeline(reply.stream, res).catch((err: unknown) => res.log?.debug({ err }, 'download aborted'));
   } else if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else {

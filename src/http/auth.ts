@@ -3,6 +3,11 @@
  * `Authorization` header. Bearer access tokens are verified by the identity layer (signature,
  * issuer, expiry; cached per token) and mapped to a registered user; a token of a subject that never
  * logged in is 401 `unknown_user` (design.md §5).
+ *
+ * Where the operation admits `InviteCode`, `Authorization: InviteCode <code>` makes the caller a
+ * guest of the code's room while the code is active and unexpired (design.md §8 "Guests"). Existing
+ * clients send the code as `Bearer <code>` to `GET /turn`, so there a Bearer value that is not shaped
+ * like a JWT is taken for an invite code — without asking the identity provider about it first.
  */
 import type { Identity } from '../domain/identity/identity.js';
 import type { User, UserService } from '../domain/users/users.service.js';
@@ -21,7 +26,12 @@ export interface AuthDeps {
   identity: Identity;
   users: UserService;
   callInRole: string;
+  /** The room an invite code admits to, when the code is active and unexpired now. */
+  invites: { findValidInvite(code: string): Promise<{ code: string; roomId: string } | undefined> };
 }
+
+/** Three base64url segments (a JWS compact serialisation); an invite code (a UUID) never has dots. */
+const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
 export async function resolveCaller(
   security: SecurityRequirement[] | undefined,
@@ -37,6 +47,8 @@ export async function resolveCaller(
   const credentials = space < 0 ? '' : authorization.slice(space + 1).trim();
   if (!credentials) throw errors.unauthorized('Unable to parse access token or invite code');
 
+  if (scheme === 'invitecode' && schemes.has('InviteCode')) return guest(credentials, deps);
+  if (scheme === 'bearer' && schemes.has('InviteCode') && !JWT_SHAPE.test(credentials)) return guest(credentials, deps);
   if (scheme === 'bearer' && schemes.has('ServiceToken')) {
     const service = await deps.identity.verifyServiceToken(credentials, deps.callInRole);
     return { kind: 'service', subject: service.subject, roles: service.roles };
@@ -46,6 +58,13 @@ export async function resolveCaller(
     return { kind: 'user', user: await deps.users.authenticate(grant) };
   }
   throw errors.unauthorized('Unable to parse access token or invite code');
+}
+
+/** A malformed, unknown, inactive or expired code is 401 alike: a caller learns nothing about which. */
+async function guest(code: string, deps: AuthDeps): Promise<Caller> {
+  const invite = await deps.invites.findValidInvite(code);
+  if (!invite) throw errors.unauthorized('Authentication failed', 'The invite code is invalid, inactive or expired');
+  return { kind: 'guest', inviteCode: invite.code, roomId: invite.roomId };
 }
 
 /** The user behind a request whose operation only admits users (BearerAuth). */

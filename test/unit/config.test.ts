@@ -51,6 +51,7 @@ describe('loadConfig', () => {
       users: { default_language: 'en-US', avatar_base_url: 'https://seccdn.libravatar.org/avatar/', find_limit: 20 },
       assets: { max_upload_bytes: 104857600 },
       smtp: { from: 'Convene <convene@localhost>' },
+      rate_limits: { window_seconds: 300, failures_per_source: 10, failures_per_target: 50 },
     };
     expect(loadConfig({ file: false, env: {} })).toEqual(expected);
   });

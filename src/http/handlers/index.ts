@@ -4,10 +4,19 @@
  */
 import type { OperationId } from '../../../generated/operations.js';
 import type { Handlers } from '../handler-types.js';
+import { assetsHandlers } from './assets.js';
 import { authHandlers } from './auth.js';
+import { eventInvitesHandlers } from './event_invites.js';
+import { eventsHandlers } from './events.js';
 import { healthHandlers } from './health.js';
+import { invitesHandlers } from './invites.js';
 import { notYetImplementedHandlers } from './not-yet.js';
+import { roomsHandlers } from './rooms.js';
 import type { Services } from './services.js';
+import { signalingHandlers } from './signaling.js';
+import { sipHandlers } from './sip.js';
+import { streamingTargetsHandlers } from './streaming_targets.js';
+import { turnHandlers } from './turn.js';
 import { usersHandlers } from './users.js';
 
 export type { Services } from './services.js';
@@ -19,5 +28,14 @@ export function createHandlers(services: Services): Handlers<OperationId> {
     ...authHandlers(services),
     ...usersHandlers(services),
     ...healthHandlers(services),
+    ...eventInvitesHandlers(services),
+    ...roomsHandlers(services),
+    ...sipHandlers(services),
+    ...streamingTargetsHandlers(services),
+    ...assetsHandlers(services),
+    ...invitesHandlers(services),
+    ...turnHandlers(services),
+    ...signalingHandlers(services),
+    ...eventsHandlers(services),
   };
 }

@@ -29,7 +29,8 @@ describe('errors at the edge', () => {
     expect(await res.json()).toMatchObject({ code: 'method_not_allowed', status: '405' });
   });
 
-  it.each(Object.entries(NOT_YET_IMPLEMENTED))('%s answers 501 with the error body until issue %i lands', async (id) => {
+  // runs only while some operation of the contract is still unbuilt
+  it.skipIf(Object.keys(NOT_YET_IMPLEMENTED).length === 0).each(Object.entries(NOT_YET_IMPLEMENTED))('%s answers 501 with the error body until issue %i lands', async (id) => {
     const { method, path } = operations[id as keyof typeof operations];
     const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
     const op = (openapiDocument.paths as any)[path][method];
