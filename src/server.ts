@@ -7,6 +7,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
+import { sharedSecret } from './db/service-secrets.js';
 import { assetStorageFromConfig } from './domain/assets/asset-storage.js';
 import { createIdentity, identityMode, type Identity } from './domain/identity/identity.js';
 import { createInviteService } from './domain/invites/invites.service.js';
@@ -67,6 +68,8 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const clock = options.clock ?? systemClock;
     const shared = sharedStateFromConfig(config, clock, logger);
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
+    // shared through the database so that every instance reads every other's page cursors
+    const cursorSecret = config.http.cursor_secret ?? (await sharedSecret(database.db, 'page_cursors'));
 
     const handlers = createHandlers({
       config,
@@ -79,6 +82,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       signalingStore: shared.signalingStore,
       rateLimiter: shared.rateLimiter,
       invites,
+      cursorSecret,
     });
     const http = await createHttpApp({
       config,

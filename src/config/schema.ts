@@ -31,7 +31,7 @@ export interface Config {
     public_url?: string;
     body_limit_bytes: number;
     trust_proxy: boolean;
-    /** Signs page cursors (GET /events, instances); the same on every instance. Absent: a random key per process. */
+    /** Signs page cursors (GET /events, instances). Absent: a key generated once and kept in the database. */
     cursor_secret?: string;
   };
   database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number };

@@ -3,9 +3,9 @@
  * The payload names what it is a cursor of (`kind`), so that a cursor of one list cannot be replayed
  * on another; a cursor that is malformed, altered or of another kind is a 400, never a 500.
  *
- * The key (`[http] cursor_secret`) must be the same on every instance behind a load balancer for
- * cursors to survive a hop between them; without one each process draws its own (a cursor then only
- * works on the instance that made it, and a restart invalidates open cursors).
+ * The key must be the same on every instance behind a load balancer for cursors to survive a hop
+ * between them: `[http] cursor_secret`, or else one generated once and kept in the database
+ * (`src/db/service-secrets.ts`).
  */
 import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../http/errors.js';
@@ -19,7 +19,6 @@ export interface CursorCodec {
 const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 are plenty against forgery and keep links short
 
 export function createCursorCodec(key: Buffer | string = randomBytes(32)): CursorCodec {
-  // undefined (no configured secret) takes the default: a random key of this process
   const sign = (data: string) => createHmac('sha256', key).update(data).digest().subarray(0, SIGNATURE_BYTES);
   return {
     encode(kind, payload) {

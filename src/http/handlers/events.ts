@@ -12,9 +12,8 @@ import type { Handlers } from '../handler-types.js';
 import { linkHeader, requestUrl } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function eventsHandlers({ config, database, assetStorage }: Services) {
-  // a configured secret lets every instance read the others' cursors (see cursor.ts)
-  const cursors = createCursorCodec(config.http.cursor_secret);
+export function eventsHandlers({ config, database, assetStorage, cursorSecret }: Services) {
+  const cursors = createCursorCodec(cursorSecret);
   const events = createEventService({ db: database.db, config, cursors, assetStorage });
 
   /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (design.md §4). */

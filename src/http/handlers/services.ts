@@ -26,4 +26,6 @@ export interface Services {
   clock: Clock;
   /** Room invite codes: their management, verification and guest lookup. */
   invites: InviteService;
+  /** Signs page cursors; the same on every instance (configured, or generated once in the database). */
+  cursorSecret: string;
 }

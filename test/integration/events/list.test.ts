@@ -102,6 +102,18 @@ describe('cursors across instances', () => {
       await Promise.all([one.close(), two.close(), foreign.close()]);
     }
   });
+  it('are read by every instance without a configured secret: the key is generated once in the database', async () => {
+    for (let i = 0; i < 2; i++) await hourAt(`2026-12-0${i + 1}T09:00:00Z`);
+    const [one, two] = await Promise.all([app.withConfig({}), app.withConfig({})]);
+    try {
+      const cursor = afterCursor((await send(one, 'GET', '/events?per_page=1', { token: alice.accessToken })).link)!;
+      const next = await send(two, 'GET', `/events?per_page=1&after=${cursor}`, { token: alice.accessToken });
+      expect(next.status).toBe(200);
+      expect(next.json[0].title).toBe('2026-12-02T09:00:00Z');
+    } finally {
+      await Promise.all([one.close(), two.close()]);
+    }
+  });
 });
 
 describe('get_events filters', () => {
