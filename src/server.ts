@@ -69,7 +69,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const shared = sharedStateFromConfig(config, clock, logger);
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
     // shared through the database so that every instance reads every other's page cursors
-    const cursorSecret = config.http.cursor_secret ?? (await sharedSecret(database.db, 'page_cursors'));
+    const cursorSecret = config.http.cursor_secret ?? (() => sharedSecret(database.db, 'page_cursors'));
 
     const handlers = createHandlers({
       config,

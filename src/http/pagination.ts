@@ -35,3 +35,14 @@ export function pageLinks(url: URL, { page, per_page }: PageQuery, total: number
 export function linkHeader(link: string | undefined): Record<string, string> {
   return link === undefined ? {} : { link };
 }
+
+/** The requested page, with the contract's defaults (page 1, 30 per page). */
+export function pageQuery(query: { page?: number; per_page?: number }): PageQuery {
+  return { page: query.page ?? 1, per_page: query.per_page ?? 30 };
+}
+
+/** The 200 answer of a page-numbered listing: the page's items, and `Link` to the other pages. */
+export function pageAnswer<T>(req: Request, publicUrl: string | undefined, page: PageQuery, result: { items: T[]; total: number }) {
+  const link = pageLinks(requestUrl(req, publicUrl), page, result.total);
+  return { status: 200 as const, body: result.items, headers: linkHeader(link) };
+}

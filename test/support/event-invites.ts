@@ -3,8 +3,23 @@
  * into the database (so these tests do not depend on the event operations), invitations in a given
  * state, and requests of the seven invite operations with any token, body and query.
  */
+import { afterEach, beforeEach } from 'vitest';
 import type { EventInviteRole, EventInviteStatus } from '../../src/db/schema.js';
 import type { TestApp, TestUser } from './test-app.js';
+
+/**
+ * Registers hooks giving each test another instance of `app` (same database) where external
+ * addresses may be invited, closed after the test: one per test, as each instance caches the users
+ * of its requests and every test registers new ones. Call after `useTestApp`.
+ */
+export function useExternalInvites(app: TestApp): TestApp {
+  const external = {} as TestApp;
+  beforeEach(async () => {
+    Object.assign(external, await app.withConfig({ endpoints: { event_invite_external_email_address: true } }));
+  });
+  afterEach(() => external.close?.());
+  return external;
+}
 
 export interface TestEvent {
   id: string;
@@ -44,11 +59,11 @@ export async function inviteDirectly(
   event: TestEvent,
   creator: TestUser,
   user: TestUser,
-  { role = 'user', status = 'pending' }: { role?: EventInviteRole; status?: EventInviteStatus } = {},
+  { role = 'user', status = 'pending', createdAt }: { role?: EventInviteRole; status?: EventInviteStatus; createdAt?: Date } = {},
 ): Promise<void> {
   await app.convene.database.db
     .insertInto('event_invites')
-    .values({ event_id: event.id, invitee: user.id, role, status, created_by: creator.id })
+    .values({ event_id: event.id, invitee: user.id, role, status, created_by: creator.id, ...(createdAt && { created_at: createdAt }) })
     .execute();
 }
 

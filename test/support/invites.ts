@@ -6,16 +6,14 @@
  * against another test, another file or an earlier run sharing the same Redis).
  */
 import { randomInt } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { expect } from 'vitest';
 
 import type { components } from '../../generated/openapi.js';
-import type { DB } from '../../src/db/schema.js';
-import type { TestApp, TestUser } from './test-app.js';
+import { dbOf, type TestApp, type TestUser } from './test-app.js';
 
 export type RoomInvite = components['schemas']['RoomInvite'];
 
-export const dbOf = (app: TestApp): Kysely<DB> => app.convene.database.db;
+export { dbOf };
 
 /** The owner of a room, an invitee of the room's event, and a logged-in stranger. */
 export interface Parties {

@@ -5,6 +5,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { Redis } from 'ioredis';
+import { afterAll } from 'vitest';
 
 export const redisUrl = process.env.REDIS_URL || undefined;
 
@@ -14,6 +15,19 @@ export const runTag = () => `T${randomBytes(6).toString('hex')}`;
 export function connectTestRedis(): Redis {
   if (!redisUrl) throw new Error('REDIS_URL is not set');
   return new Redis(redisUrl);
+}
+
+/** Registers an afterAll that disconnects every client the answered `connect` made in the file. */
+export function useTestRedis(): () => Redis {
+  const clients: Redis[] = [];
+  afterAll(async () => {
+    await Promise.all(clients.map((r) => r.quit()));
+  });
+  return () => {
+    const client = connectTestRedis();
+    clients.push(client);
+    return client;
+  };
 }
 
 /** Moves Redis time forward by `ms` for the keys matching `pattern` (which must name the run's tag). */

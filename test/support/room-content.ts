@@ -3,30 +3,23 @@
  * the cast of an access matrix around one room, written straight into the database so that these
  * tests depend on neither the rooms nor the events operations.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../src/db/schema.js';
-import type { TestApp, TestUser } from './test-app.js';
+import { insertRoom, inviteToRoomEvent } from './invites.js';
+import { dbOf, type TestApp, type TestUser } from './test-app.js';
 
-export const dbOf = (app: TestApp): Kysely<DB> => app.convene.database.db;
+// rooms and event invites as the invite-code tests write them
+export { dbOf, insertRoom };
+
+/** A valid streaming target: every field set, as the owner sends and reads it. */
+export const TARGET = {
+  name: 'Company channel',
+  kind: 'custom',
+  streaming_endpoint: 'rtmp://live.example.org/app',
+  streaming_key: 'k3y-0f-the-stream',
+  public_url: 'https://video.example.org/company',
+};
 
 export const NOT_A_UUID = 'not-a-uuid';
 export const UNKNOWN_ID = '00000000-0000-4000-8000-000000000000';
-
-/** A room created by `owner`. */
-export async function insertRoom(app: TestApp, owner: TestUser): Promise<string> {
-  const row = await dbOf(app).insertInto('rooms').values({ created_by: owner.id }).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** A time-independent event of the room's owner using the room, with `invitee` invited to it. */
-export async function inviteThroughEvent(app: TestApp, roomId: string, owner: TestUser, invitee: TestUser): Promise<void> {
-  const event = await dbOf(app)
-    .insertInto('events')
-    .values({ room_id: roomId, created_by: owner.id, updated_by: owner.id, title: 'Review', is_time_independent: true })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await dbOf(app).insertInto('event_invites').values({ event_id: event.id, invitee: invitee.id, created_by: owner.id }).execute();
-}
 
 export interface Cast {
   owner: TestUser;
@@ -42,7 +35,7 @@ export async function cast(app: TestApp): Promise<Cast> {
   const [owner, invitee, stranger] = await Promise.all([app.login('owner'), app.login('invitee'), app.login('stranger')]);
   const roomId = await insertRoom(app, owner);
   const otherRoomId = await insertRoom(app, owner);
-  await inviteThroughEvent(app, roomId, owner, invitee);
+  await inviteToRoomEvent(app, roomId, owner, invitee);
   return { owner, invitee, stranger, roomId, otherRoomId };
 }
 

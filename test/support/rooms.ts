@@ -5,15 +5,13 @@
  * so that these tests do not depend on the events, invites or assets operations.
  */
 import { expect } from 'vitest';
-import type { Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
-import type { DB } from '../../src/db/schema.js';
-import type { TestApp, TestUser } from './test-app.js';
+import { dbOf, type TestApp, type TestUser } from './test-app.js';
 
 export type Room = components['schemas']['Room'];
 export type SipConfig = components['schemas']['SipConfig'];
 
-export const dbOf = (app: TestApp): Kysely<DB> => app.convene.database.db;
+export { dbOf };
 
 export const json = (token: string | undefined, body?: unknown) => ({
   headers: {

@@ -8,13 +8,12 @@
  * a fresh address is a fresh count.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { components } from '../../generated/openapi.js';
 import type { Config } from '../../src/config/schema.js';
-import type { DB } from '../../src/db/schema.js';
 import { createSipConfig } from '../../src/domain/sip/sip-configs.js';
 import type { TicketData } from '../../src/signaling/store/signaling-store.js';
-import { startTestApp, type TestApp, type TestUser } from './test-app.js';
+import { insertInvite, insertRoom, inviteToRoomEvent } from './invites.js';
+import { dbOf, startTestApp, useTestApp, type TestApp, type TestUser } from './test-app.js';
 
 export type TicketResult = components['schemas']['TicketResult'];
 export type ErrorBody = components['schemas']['Error'];
@@ -30,42 +29,16 @@ export const signalingConfig = (rateLimits?: Config['rate_limits']) => ({
 
 /** Default rate limits unless others are given. */
 export const startSignalingApp = (rateLimits?: Config['rate_limits']) => startTestApp(signalingConfig(rateLimits));
+/** The same as the test file's app, with `useTestApp`'s hooks (started once, emptied before each test). */
+export const useSignalingApp = (rateLimits?: Config['rate_limits']) => useTestApp(signalingConfig(rateLimits));
 
 const runPrefix = `2001:db8:${randomBytes(2).toString('hex')}:${randomBytes(2).toString('hex')}`;
 let addresses = 0;
 /** A client address (IPv6 documentation range) no other test of any run has used. */
 export const freshSource = () => `${runPrefix}::${(++addresses).toString(16)}`;
 
-export const dbOf = (app: TestApp): Kysely<DB> => app.convene.database.db;
-
-export async function insertRoom(app: TestApp, owner: TestUser, password: string | null = null): Promise<string> {
-  const row = await dbOf(app).insertInto('rooms').values({ created_by: owner.id, password }).returning('id').executeTakeFirstOrThrow();
-  return row.id;
-}
-
-/** An event using the room, created by its owner, with `invitee` invited. */
-export async function inviteToRoomEvent(app: TestApp, roomId: string, owner: TestUser, invitee: TestUser): Promise<void> {
-  const event = await dbOf(app)
-    .insertInto('events')
-    .values({ room_id: roomId, created_by: owner.id, updated_by: owner.id, title: 'Standup', is_time_independent: true, is_all_day: null })
-    .returning('id')
-    .executeTakeFirstOrThrow();
-  await dbOf(app).insertInto('event_invites').values({ event_id: event.id, invitee: invitee.id, created_by: owner.id }).execute();
-}
-
-export async function insertInvite(
-  app: TestApp,
-  roomId: string,
-  by: TestUser,
-  { active = true, expiration = null }: { active?: boolean; expiration?: Date | null } = {},
-): Promise<string> {
-  const row = await dbOf(app)
-    .insertInto('room_invites')
-    .values({ room_id: roomId, created_by: by.id, updated_by: by.id, active, expiration })
-    .returning('code')
-    .executeTakeFirstOrThrow();
-  return row.code;
-}
+// rooms, events and invite codes as the invite-code tests write them
+export { dbOf, insertInvite, insertRoom, inviteToRoomEvent };
 
 /** A SIP config with a generated 10-digit call-in id and pin. */
 export async function insertSipConfig(app: TestApp, roomId: string): Promise<{ id: string; pin: string }> {

@@ -4,11 +4,14 @@
  * is set). Every answer that goes through `api()` or `request()` is checked against the contract.
  */
 import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, beforeEach } from 'vitest';
+import type { Kysely } from 'kysely';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../../generated/openapi.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
+import type { DB } from '../../src/db/schema.js';
 import { RouteTable } from '../../src/http/routes.js';
 import { createConvene, type Convene } from '../../src/server.js';
 import { pino } from 'pino';
@@ -67,6 +70,25 @@ export async function startTestApp(overrides: DeepPartial<Config> = {}): Promise
     await issuer.close();
   };
   return started;
+}
+
+/** The app's database, for writing fixtures straight into it and reading what a request stored. */
+export const dbOf = (app: TestApp): Kysely<DB> => app.convene.database.db;
+
+/**
+ * Registers the hooks most integration test files share: one app for the file (started before all
+ * tests, closed after all) and an empty database before each test. The answer exists at once, so
+ * the file holds it in a const; the first beforeAll fills it in (the app's methods are closures,
+ * not `this`-bound, so copying them over works). Register further beforeEach hooks after this call.
+ */
+export function useTestApp(overrides: DeepPartial<Config> = {}): TestApp {
+  const app = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(app, await startTestApp(overrides));
+  });
+  afterAll(() => app.close?.());
+  beforeEach(() => app.reset());
+  return app;
 }
 
 async function instance(

@@ -1,29 +1,15 @@
 /** Rows of `assets` (metadata; the bytes are in the AssetStorage). Queries are scoped to one room. */
-import { sql, type Kysely } from 'kysely';
+import type { Kysely } from 'kysely';
+import { countAndPage } from '../../db/paging.js';
 import type { AssetRow, DB, NewAssetRow } from '../../db/schema.js';
+import type { PageRequest } from '../users/user.js';
 
 type Db = Kysely<DB>;
 
-export async function countOfRoom(db: Db, roomId: string): Promise<number> {
-  const { count } = await db
-    .selectFrom('assets')
-    .where('room_id', '=', roomId)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
 /** Newest first (contract), the id breaking ties so that pages never overlap. */
-export async function pageOfRoom(db: Db, roomId: string, { limit, offset }: { limit: number; offset: number }): Promise<AssetRow[]> {
-  return db
-    .selectFrom('assets')
-    .selectAll()
-    .where('room_id', '=', roomId)
-    .orderBy('created_at', 'desc')
-    .orderBy('id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function pageOfRoom(db: Db, roomId: string, request: PageRequest): Promise<{ total: number; rows: AssetRow[] }> {
+  const ofRoom = db.selectFrom('assets').where('room_id', '=', roomId);
+  return countAndPage(ofRoom, ofRoom.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), request);
 }
 
 export async function findInRoom(db: Db, roomId: string, id: string): Promise<AssetRow | undefined> {
@@ -51,16 +37,11 @@ export async function shareLockRoom(trx: Db, roomId: string): Promise<boolean> {
   return row !== undefined;
 }
 
-/** Bytes of all assets in the rooms `ownerId` created: what the tariff's `max_storage` limits. */
-export async function usedStorageOfOwner(db: Db, ownerId: string): Promise<number> {
-  const { used } = await db
-    .selectFrom('assets')
-    .innerJoin('rooms', 'rooms.id', 'assets.room_id')
-    .where('rooms.created_by', '=', ownerId)
-    .select(sql<number>`coalesce(sum(assets.size), 0)::bigint`.as('used'))
-    .executeTakeFirstOrThrow();
-  return Number(used);
-}
+/**
+ * Bytes of all assets in the rooms the owner created: what the tariff's `max_storage` limits; the
+ * same sum `GET /users/me` shows as `used_storage`, so it is one query.
+ */
+export { usedStorageOf as usedStorageOfOwner } from '../users/users.repository.js';
 
 export async function insert(db: Db, row: NewAssetRow): Promise<AssetRow> {
   return db.insertInto('assets').values(row).returningAll().executeTakeFirstOrThrow();

@@ -60,12 +60,9 @@ export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): 
   }
 
   return {
-    async list(userId, roomId, { page, per_page }) {
+    async list(userId, roomId, page) {
       await requireRoomAccess(db, userId, roomId);
-      const [total, rows] = await Promise.all([
-        repository.countOfRoom(db, roomId),
-        repository.pageOfRoom(db, roomId, { limit: per_page, offset: (page - 1) * per_page }),
-      ]);
+      const { total, rows } = await repository.pageOfRoom(db, roomId, page);
       return { total, items: rows.map(present) };
     },
 

@@ -11,21 +11,30 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../http/errors.js';
 
 export interface CursorCodec {
-  encode(kind: string, payload: Record<string, unknown>): string;
+  encode(kind: string, payload: Record<string, unknown>): Promise<string>;
   /** The payload of a cursor of `kind`; 400 `validation_failed` (field `param`) for anything else. */
-  decode(kind: string, cursor: string, param: string): Record<string, unknown>;
+  decode(kind: string, cursor: string, param: string): Promise<Record<string, unknown>>;
 }
+
+/** The signing key, or how to get it (read on first use, so that start-up needs no database). */
+export type CursorKey = Buffer | string | (() => Promise<string>);
 
 const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 are plenty against forgery and keep links short
 
-export function createCursorCodec(key: Buffer | string = randomBytes(32)): CursorCodec {
-  const sign = (data: string) => createHmac('sha256', key).update(data).digest().subarray(0, SIGNATURE_BYTES);
+export function createCursorCodec(key: CursorKey = randomBytes(32)): CursorCodec {
+  let resolved: Promise<Buffer | string> | undefined;
+  const keyOf = () =>
+    (resolved ??= (typeof key === 'function' ? key() : Promise.resolve(key)).catch((err: unknown) => {
+      resolved = undefined; // a database that was down is asked again next time
+      throw err;
+    }));
+  const sign = async (data: string) => createHmac('sha256', await keyOf()).update(data).digest().subarray(0, SIGNATURE_BYTES);
   return {
-    encode(kind, payload) {
+    async encode(kind, payload) {
       const data = Buffer.from(JSON.stringify({ k: kind, ...payload })).toString('base64url');
-      return `${data}.${sign(data).toString('base64url')}`;
+      return `${data}.${(await sign(data)).toString('base64url')}`;
     },
-    decode(kind, cursor, param) {
+    async decode(kind, cursor, param) {
       const invalid = () =>
         errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or was altered' }]);
       const [data, signature, ...rest] = cursor.split('.');
@@ -33,7 +42,7 @@ export function createCursorCodec(key: Buffer | string = randomBytes(32)): Curso
       // compared as text: base64 decoding ignores a last character's spare bits, so two strings
       // can decode to the same signature, and an altered string must not pass
       const given = Buffer.from(signature);
-      const expected = Buffer.from(sign(data).toString('base64url'));
+      const expected = Buffer.from((await sign(data)).toString('base64url'));
       if (given.length !== expected.length || !timingSafeEqual(given, expected)) throw invalid();
       let payload: unknown;
       try {
@@ -64,12 +73,12 @@ export interface ListPosition {
   id: string;
 }
 
-export function encodeListPosition(codec: CursorCodec, p: ListPosition): string {
+export function encodeListPosition(codec: CursorCodec, p: ListPosition): Promise<string> {
   return codec.encode('events', { s: p.startsAt ? p.startsAt.toISOString() : null, c: p.createdAtKey, i: p.id });
 }
 
-export function decodeListPosition(codec: CursorCodec, cursor: string): ListPosition {
-  const p = codec.decode('events', cursor, 'after');
+export async function decodeListPosition(codec: CursorCodec, cursor: string): Promise<ListPosition> {
+  const p = await codec.decode('events', cursor, 'after');
   const startsAt = p.s === null ? null : instantOf(p.s);
   const valid = startsAt !== undefined && typeof p.c === 'string' && MICROSECOND_INSTANT.test(p.c) && typeof p.i === 'string' && UUID.test(p.i);
   if (!valid) throw malformed('after');
@@ -77,12 +86,12 @@ export function decodeListPosition(codec: CursorCodec, cursor: string): ListPosi
 }
 
 /** Instances: the original start of the last occurrence of a page, bound to its event. */
-export function encodeInstancePosition(codec: CursorCodec, eventId: string, lastStart: Date): string {
+export function encodeInstancePosition(codec: CursorCodec, eventId: string, lastStart: Date): Promise<string> {
   return codec.encode('instances', { e: eventId, a: lastStart.toISOString() });
 }
 
-export function decodeInstancePosition(codec: CursorCodec, cursor: string, param: string, eventId: string): Date {
-  const p = codec.decode('instances', cursor, param);
+export async function decodeInstancePosition(codec: CursorCodec, cursor: string, param: string, eventId: string): Promise<Date> {
+  const p = await codec.decode('instances', cursor, param);
   const after = p.e === eventId ? instantOf(p.a) : undefined;
   if (!after) throw malformed(param);
   return after;

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 
 import type { Config } from '../../config/schema.js';
-import type { DB, EventInviteRole, EventRow } from '../../db/schema.js';
+import type { DB, EventInviteRole, EventInviteStatus, EventRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { queueEventNotification } from '../notifications/outbox.js';
 import { requireEventAccess, requireEventCreator } from './event-access.js';
@@ -86,13 +86,7 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
     async changeRole(callerId, eventId, userId, role) {
       await db.transaction().execute(async (trx) => {
         await requireEventCreator(trx, callerId, eventId);
-        const changed = await trx
-          .updateTable('event_invites')
-          .set({ role })
-          .where('event_id', '=', eventId)
-          .where('invitee', '=', userId)
-          .executeTakeFirst();
-        if (Number(changed.numUpdatedRows) === 0) throw errors.notFound('This user is not invited');
+        await updateInvite(trx, eventId, userId, { role }, 'This user is not invited');
       });
     },
 
@@ -120,15 +114,21 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
     },
 
     async answer(callerId, eventId, status) {
-      const answered = await db
-        .updateTable('event_invites')
-        .set({ status })
-        .where('event_id', '=', eventId)
-        .where('invitee', '=', callerId)
-        .executeTakeFirst();
-      if (Number(answered.numUpdatedRows) === 0) throw errors.notFound('You are not invited to this event');
+      await updateInvite(db, eventId, callerId, { status }, 'You are not invited to this event');
     },
   };
+}
+
+/** Changes the user's invitation to the event; 404 with `missing` when there is none. */
+async function updateInvite(
+  db: Kysely<DB>,
+  eventId: string,
+  userId: string,
+  changes: { role?: EventInviteRole; status?: EventInviteStatus },
+  missing: string,
+): Promise<void> {
+  const updated = await db.updateTable('event_invites').set(changes).where('event_id', '=', eventId).where('invitee', '=', userId).executeTakeFirst();
+  if (Number(updated.numUpdatedRows) === 0) throw errors.notFound(missing);
 }
 
 /** Registered users whose address is `email` (lower-case); addresses are compared case-insensitively. */

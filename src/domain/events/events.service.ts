@@ -232,7 +232,7 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
         adhoc: query.adhoc,
         timeIndependent: query.time_independent,
         inviteStatuses: query.invite_status ? (query.invite_status.split(',') as EventInviteStatus[]) : undefined,
-        after: query.after ? decodeListPosition(cursors, query.after) : undefined,
+        after: query.after ? await decodeListPosition(cursors, query.after) : undefined,
         limit: perPage + 1, // one more tells whether another page follows
       });
       const page = rows.slice(0, perPage);
@@ -252,7 +252,7 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
       const last = page.at(-1);
       const next =
         rows.length > perPage && last
-          ? encodeListPosition(cursors, { startsAt: last.starts_at, createdAtKey: last.created_at_key, id: last.id })
+          ? await encodeListPosition(cursors, { startsAt: last.starts_at, createdAtKey: last.created_at_key, id: last.id })
           : undefined;
       return { items, next };
     },
@@ -260,7 +260,7 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
     async instances(caller, eventId, query) {
       const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const row = await readableView(caller, eventId);
-      const after = query.cursor ? decodeInstancePosition(cursors, query.cursor, query.cursorParam ?? 'cursor', eventId) : undefined;
+      const after = query.cursor ? await decodeInstancePosition(cursors, query.cursor, query.cursorParam ?? 'cursor', eventId) : undefined;
       const starts = occurrencesOf(scheduleOf(row), {
         after,
         from: query.time_min ? instant(query.time_min, 'time_min') : undefined,
@@ -274,7 +274,7 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
       }
       const ctx = await contextFor(caller, [row], query.invitees_max ?? 0, [...exceptions.values()].map((e) => e.created_by));
       const items = page.map((start) => toInstance(row, start, exceptions.get(start.getTime()), ctx));
-      const next = starts.length > perPage ? encodeInstancePosition(cursors, eventId, page.at(-1)!) : undefined;
+      const next = starts.length > perPage ? await encodeInstancePosition(cursors, eventId, page.at(-1)!) : undefined;
       return { items, next };
     },
 

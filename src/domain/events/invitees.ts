@@ -3,11 +3,12 @@
  * first), then e-mail invitees (oldest first). Used by the invite list and by event answers
  * (`invitees` / `invitees_truncated`), the latter batched for a page of events.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
 import type { components } from '../../../generated/openapi.js';
 import type { DB, EmailInviteRole, EventInviteRole, EventInviteStatus } from '../../db/schema.js';
 import { libravatarUrl } from '../users/avatar.js';
+import { PUBLIC_PROFILE_FIELDS, toPublicProfile, type PublicUserProfile } from '../users/user.js';
 
 export type Invitee = components['schemas']['Invitee'];
 
@@ -29,18 +30,7 @@ export interface InviteeWindow {
 
 const DEFAULT_AVATAR_BASE_URL = 'https://seccdn.libravatar.org/avatar/';
 
-interface RegisteredRow {
-  event_id: string;
-  role: EventInviteRole;
-  status: EventInviteStatus;
-  id: string;
-  email: string;
-  title: string;
-  firstname: string;
-  lastname: string;
-  display_name: string;
-  avatar_url: string;
-}
+type RegisteredRow = PublicUserProfile & { event_id: string; role: EventInviteRole; status: EventInviteStatus };
 
 interface EmailRow {
   event_id: string;
@@ -97,40 +87,9 @@ export async function inviteesOf(
   for (const [id, { registered, email }] of counts) result.get(id)!.total = registered + email;
   if (limitPerEvent <= 0) return result;
 
-  // Top N per event by a window function over the list order. One query after another, so that a
-  // transaction (one connection; on PGlite one session) may be passed as db.
-  const registeredRows = await db
-    .selectFrom(
-      registeredQuery(db, ids)
-        .select((eb) =>
-          eb.fn
-            .agg<number>('row_number')
-            .over((w) => w.partitionBy('event_invites.event_id').orderBy('event_invites.created_at').orderBy('event_invites.invitee'))
-            .as('position'),
-        )
-        .as('ranked'),
-    )
-    .selectAll()
-    .where('position', '<=', limitPerEvent)
-    .orderBy('event_id')
-    .orderBy('position')
-    .execute();
-  const emailRows = await db
-    .selectFrom(
-      emailQuery(db, ids)
-        .select((eb) =>
-          eb.fn
-            .agg<number>('row_number')
-            .over((w) => w.partitionBy('event_email_invites.event_id').orderBy('event_email_invites.created_at').orderBy('event_email_invites.email'))
-            .as('position'),
-        )
-        .as('ranked'),
-    )
-    .selectAll()
-    .where('position', '<=', limitPerEvent)
-    .orderBy('event_id')
-    .orderBy('position')
-    .execute();
+  // One query after another, so that a transaction (one connection; on PGlite one session) may be passed as db.
+  const registeredRows = await firstPerEvent(db, registeredQuery(db, ids), REGISTERED_ORDER, limitPerEvent);
+  const emailRows = await firstPerEvent(db, emailQuery(db, ids), EMAIL_ORDER, limitPerEvent);
   for (const row of registeredRows) result.get(row.event_id)!.items.push(toRegisteredInvitee(row));
   for (const row of emailRows) {
     const page = result.get(row.event_id)!;
@@ -140,44 +99,32 @@ export async function inviteesOf(
 }
 
 async function countInvitees(db: Kysely<DB>, eventIds: string[]): Promise<Map<string, { registered: number; email: number }>> {
-  const registered = await db
-    .selectFrom('event_invites')
-    .where('event_id', 'in', eventIds)
-    .groupBy('event_id')
-    .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
-    .execute();
-  const email = await db
-    .selectFrom('event_email_invites')
-    .where('event_id', 'in', eventIds)
-    .groupBy('event_id')
-    .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
-    .execute();
   const counts = new Map<string, { registered: number; email: number }>();
   const entry = (id: string) => counts.get(id) ?? counts.set(id, { registered: 0, email: 0 }).get(id)!;
-  for (const row of registered) entry(row.event_id).registered = Number(row.count);
-  for (const row of email) entry(row.event_id).email = Number(row.count);
+  for (const [table, kind] of [['event_invites', 'registered'], ['event_email_invites', 'email']] as const) {
+    const rows = await db
+      .selectFrom(table)
+      .where('event_id', 'in', eventIds)
+      .groupBy('event_id')
+      .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
+      .execute();
+    for (const row of rows) entry(row.event_id)[kind] = Number(row.count);
+  }
   return counts;
 }
+
+/** Each list's order (oldest invite first), as SQL for the ORDER BY and for the per-event window. */
+const REGISTERED_ORDER = sql`event_invites.created_at, event_invites.invitee`;
+const EMAIL_ORDER = sql`event_email_invites.created_at, event_email_invites.email`;
 
 function registeredQuery(db: Kysely<DB>, eventIds: string[]) {
   return db
     .selectFrom('event_invites')
     .innerJoin('users', 'users.id', 'event_invites.invitee')
     .where('event_invites.event_id', 'in', eventIds)
-    .select([
-      'event_invites.event_id',
-      'event_invites.role',
-      'event_invites.status',
-      'users.id',
-      'users.email',
-      'users.title',
-      'users.firstname',
-      'users.lastname',
-      'users.display_name',
-      'users.avatar_url',
-    ])
-    .orderBy('event_invites.created_at')
-    .orderBy('event_invites.invitee');
+    .select(['event_invites.event_id', 'event_invites.role', 'event_invites.status'])
+    .select(PUBLIC_PROFILE_FIELDS.map((field) => `users.${field}` as const))
+    .orderBy(REGISTERED_ORDER);
 }
 
 function emailQuery(db: Kysely<DB>, eventIds: string[]) {
@@ -185,25 +132,24 @@ function emailQuery(db: Kysely<DB>, eventIds: string[]) {
     .selectFrom('event_email_invites')
     .where('event_email_invites.event_id', 'in', eventIds)
     .select(['event_email_invites.event_id', 'event_email_invites.email', 'event_email_invites.role'])
-    .orderBy('event_email_invites.created_at')
-    .orderBy('event_email_invites.email');
+    .orderBy(EMAIL_ORDER);
+}
+
+/** The first `limit` rows of each event in `list`, by a window function over the list's order. */
+async function firstPerEvent<Row extends { event_id: string }>(
+  db: Kysely<DB>,
+  list: SelectQueryBuilder<DB, keyof DB, Row>,
+  order: RawBuilder<unknown>,
+  limit: number,
+): Promise<Row[]> {
+  // `ranked` compiles to a parenthesised subquery
+  const ranked = list.select(sql<string>`row_number() over (partition by event_id order by ${order})`.as('position'));
+  const { rows } = await sql<Row>`select * from ${ranked} as ranked where position <= ${limit} order by event_id, position`.execute(db);
+  return rows;
 }
 
 function toRegisteredInvitee(row: RegisteredRow): Invitee {
-  return {
-    profile: {
-      kind: 'registered',
-      id: row.id,
-      email: row.email,
-      title: row.title,
-      firstname: row.firstname,
-      lastname: row.lastname,
-      display_name: row.display_name,
-      avatar_url: row.avatar_url,
-      role: row.role,
-    },
-    status: row.status,
-  };
+  return { profile: { kind: 'registered', ...toPublicProfile(row), role: row.role }, status: row.status };
 }
 
 /** E-mail invitees have no answer yet; a `guest` address shows as `user` (the role it gets on registering). */

@@ -4,7 +4,7 @@
  * interpret them against the series they belong to. Every refusal names the offending line.
  */
 import { errors } from '../../http/errors.js';
-import { isKnownTimeZone } from './wall-clock.js';
+import { isKnownTimeZone } from '../time/zones.js';
 
 export type Frequency = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY';
 

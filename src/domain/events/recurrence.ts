@@ -3,7 +3,7 @@
  * that a 10:00 Berlin meeting stays at 10:00 local across daylight-saving changes.
  *
  * rrule expands each RRULE/EXRULE in floating time (rule-expansion.ts); DTSTART, UNTIL, RDATE and
- * EXDATE are converted between instants and wall clock with Intl (wall-clock.ts), so nothing here
+ * EXDATE are converted between instants and wall clock with Intl (time/zones.ts), so nothing here
  * depends on the process's TZ. Semantics follow RFC 5545 (and agree with ical.js):
  * - DTSTART is always the first occurrence and counts towards COUNT, even when the rule itself would
  *   not produce it; several RRULEs each count it.
@@ -20,7 +20,7 @@
 import { errors } from '../../http/errors.js';
 import { parsePattern, type DateValue, type RuleSpec } from './recurrence-lines.js';
 import { buildWallRule, collectWall, DAY_MS, iterateRule, MAX_WALL, type WallRule } from './rule-expansion.js';
-import { instantToWall, isKnownTimeZone, wallToInstant } from './wall-clock.js';
+import { instantToWall, isKnownTimeZone, wallToInstant } from '../time/zones.js';
 
 export interface Series {
   /** UTC instant of the first occurrence's start (DTSTART). */

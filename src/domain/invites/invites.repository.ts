@@ -4,34 +4,16 @@
  */
 import type { Kysely, Transaction } from 'kysely';
 
+import { countAndPage } from '../../db/paging.js';
 import type { DB, RoomInviteRow, UserRow } from '../../db/schema.js';
+import type { PageRequest } from '../users/user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
-export async function countRoomInvites(db: Db, roomId: string): Promise<number> {
-  const { count } = await db
-    .selectFrom('room_invites')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .where('room_id', '=', roomId)
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
 /** Newest first; the code breaks ties so that pages neither repeat nor skip a row. */
-export async function listRoomInvites(
-  db: Db,
-  roomId: string,
-  { limit, offset }: { limit: number; offset: number },
-): Promise<RoomInviteRow[]> {
-  return db
-    .selectFrom('room_invites')
-    .selectAll()
-    .where('room_id', '=', roomId)
-    .orderBy('created_at', 'desc')
-    .orderBy('code', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function listRoomInvites(db: Db, roomId: string, request: PageRequest): Promise<{ total: number; rows: RoomInviteRow[] }> {
+  const ofRoom = db.selectFrom('room_invites').where('room_id', '=', roomId);
+  return countAndPage(ofRoom, ofRoom.selectAll().orderBy('created_at', 'desc').orderBy('code', 'desc'), request);
 }
 
 export async function insertRoomInvite(

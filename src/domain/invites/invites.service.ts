@@ -68,12 +68,9 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
   };
 
   return {
-    async list(caller, roomId, { page, per_page }) {
+    async list(caller, roomId, page) {
       await requireRoomAccess(db, caller.id, roomId);
-      const [total, rows] = await Promise.all([
-        repository.countRoomInvites(db, roomId),
-        repository.listRoomInvites(db, roomId, { limit: per_page, offset: (page - 1) * per_page }),
-      ]);
+      const { total, rows } = await repository.listRoomInvites(db, roomId, page);
       return { items: await views(rows), total };
     },
 

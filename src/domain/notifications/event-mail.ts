@@ -5,6 +5,7 @@
 import rrulePkg from 'rrule';
 import type { Config } from '../../config/schema.js';
 import type { EventExceptionRow } from '../../db/schema.js';
+import { scheduleOf } from '../events/event-times.js';
 import type { EventSnapshot } from './event-snapshot.js';
 import type { CalendarEvent, CalendarException, CalendarTimes } from './ics.js';
 import type { EventNotificationKind } from './outbox.js';
@@ -96,15 +97,9 @@ function formatRange(t: CalendarTimes): string {
 
 /** The first occurrence's times; undefined for a time-independent event. */
 export function eventTimes(snapshot: EventSnapshot): CalendarTimes | undefined {
-  const e = snapshot.event;
-  if (e.is_time_independent || !e.starts_at || !e.ends_at) return undefined;
-  return {
-    isAllDay: e.is_all_day ?? false,
-    start: e.starts_at,
-    startZone: e.starts_at_tz ?? 'UTC',
-    end: e.ends_at,
-    endZone: e.ends_at_tz ?? e.starts_at_tz ?? 'UTC',
-  };
+  // read from the row as the event service reads it (zone defaults included)
+  const s = scheduleOf(snapshot.event);
+  return s && { isAllDay: s.isAllDay, start: s.startsAt, startZone: s.startsTz, end: s.endsAt, endZone: s.endsTz };
 }
 
 /** The calendar data of the attachment; undefined for a time-independent event (nothing to put in a calendar). */

@@ -3,7 +3,7 @@
  * at 75 octets without splitting a UTF-8 character (§3.1), CRLF endings, and the DATE / DATE-TIME
  * value forms.
  */
-import type { LocalTime } from './zone-time.js';
+import type { LocalTime } from '../time/zones.js';
 
 const MAX_LINE_OCTETS = 75;
 

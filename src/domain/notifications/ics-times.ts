@@ -9,7 +9,7 @@
  * calendar program expands the same occurrences.
  */
 import { formatDate, formatLocalDateTime, formatUtcDateTime } from './ics-format.js';
-import { instantOf, isKnownZone, localTimeAt, utcFields, type LocalTime } from './zone-time.js';
+import { instantOf, isKnownTimeZone, localTimeAt, wallFields, wallMs, type LocalTime } from '../time/zones.js';
 
 /** How an event's times are written: all-day dates, or date-times in a zone (UTC written with `Z`). */
 export interface TimeForm {
@@ -21,7 +21,7 @@ const UTC_ZONES = new Set(['UTC', 'Etc/UTC', 'GMT', 'Etc/GMT', 'Etc/UCT', 'UCT',
 
 /** Zones written with `Z` instead of a TZID (and so needing no VTIMEZONE). */
 export function isUtcZone(zone: string): boolean {
-  return UTC_ZONES.has(zone) || !isKnownZone(zone);
+  return UTC_ZONES.has(zone) || !isKnownTimeZone(zone);
 }
 
 /**
@@ -29,7 +29,7 @@ export function isUtcZone(zone: string): boolean {
  * All-day values are the UTC date (all-day events are stored at 00:00 UTC of their dates).
  */
 export function timeProperty(name: string, instants: readonly Date[], form: TimeForm): string {
-  if (form.isAllDay) return `${name};VALUE=DATE:${instants.map((t) => formatDate(utcFields(t))).join(',')}`;
+  if (form.isAllDay) return `${name};VALUE=DATE:${instants.map((t) => formatDate(wallFields(t.getTime()))).join(',')}`;
   if (isUtcZone(form.zone)) return `${name}:${instants.map(formatUtcDateTime).join(',')}`;
   return `${name};TZID=${form.zone}:${instants.map((t) => formatLocalDateTime(localTimeAt(form.zone, t))).join(',')}`;
 }
@@ -71,7 +71,7 @@ function normaliseUntil(rule: string, form: TimeForm): string | undefined {
     const parsed = parseValue(value, undefined, form.zone);
     if (!parsed) return undefined;
     if (form.isAllDay) {
-      out.push(`UNTIL=${'date' in parsed ? parsed.date : formatDate(utcFields(parsed.instant))}`);
+      out.push(`UNTIL=${'date' in parsed ? parsed.date : formatDate(wallFields(parsed.instant.getTime()))}`);
     } else {
       // a date-only UNTIL includes that whole day in the event's zone
       const until = 'date' in parsed ? instantOf(form.zone, { ...dateFields(parsed.date), hour: 23, minute: 59, second: 59 }) : parsed.instant;
@@ -112,9 +112,8 @@ function parseValue(text: string, tzid: string | undefined, eventZone: string): 
   if (!match) return undefined;
   const [, y, mo, d, h, mi, s, z] = match.map(String) as [string, string, string, string, string, string, string, string];
   const local: LocalTime = { year: +y, month: +mo, day: +d, hour: +h, minute: +mi, second: +s };
-  if (z) return { instant: new Date(Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second)) };
-  const zone = tzid && isKnownZone(tzid) ? tzid : eventZone;
-  if (isUtcZone(zone)) return { instant: new Date(Date.UTC(local.year, local.month - 1, local.day, local.hour, local.minute, local.second)) };
+  const zone = tzid && isKnownTimeZone(tzid) ? tzid : eventZone;
+  if (z || isUtcZone(zone)) return { instant: new Date(wallMs(local)) };
   return { instant: instantOf(zone, local) };
 }
 

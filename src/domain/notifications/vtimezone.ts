@@ -11,7 +11,7 @@
  * over twenty years instead: correct for every RFC 5545 reader, approximated by Outlook.
  */
 import { formatLocalDateTime, formatOffset } from './ics-format.js';
-import { offsetSeconds, transitionsInYear, utcFields, type LocalTime } from './zone-time.js';
+import { offsetSeconds, wallFields, type LocalTime } from '../time/zones.js';
 
 const WEEKDAYS = ['SU', 'MO', 'TU', 'WE', 'TH', 'FR', 'SA'] as const;
 const RDATE_YEARS = 20;
@@ -65,7 +65,7 @@ const kindOf = (t: Transition) => (t.to > t.from ? 'DAYLIGHT' : 'STANDARD');
 
 /** The local time of a transition on the clock that was valid until then (what DTSTART states). */
 function wallClockAt(t: Transition): LocalTime {
-  return utcFields(new Date(t.at.getTime() + t.from * 1000));
+  return wallFields(t.at.getTime() + t.from * 1000);
 }
 
 /** A yearly rule that yields this transition and the matching ones of the next two years. */
@@ -130,4 +130,30 @@ function explicitTransitions(zone: string, year: number): string[] {
     lines.push(...observance(kindOf(first), first.from, first.to, formatLocalDateTime(wallClockAt(first)), rdates));
   }
   return lines;
+}
+
+/** The offset changes of `zone` within a calendar year (UTC), in order. */
+export function transitionsInYear(zone: string, year: number): Transition[] {
+  const found: Transition[] = [];
+  const end = Date.UTC(year + 1, 0, 1);
+  const step = 6 * 3_600_000; // no zone changes its offset twice within six hours
+  let t = Date.UTC(year, 0, 1);
+  let offset = offsetSeconds(zone, new Date(t));
+  while (t < end) {
+    const next = Math.min(t + step, end);
+    const nextOffset = offsetSeconds(zone, new Date(next));
+    if (nextOffset !== offset) {
+      let low = t;
+      let high = next; // the offset at `low` is the old one, at `high` the new one
+      while (high - low > 1000) {
+        const mid = Math.floor((low + high) / 2000) * 1000;
+        if (offsetSeconds(zone, new Date(mid)) === offset) low = mid;
+        else high = mid;
+      }
+      found.push({ at: new Date(high), from: offset, to: nextOffset });
+      offset = nextOffset;
+    }
+    t = next;
+  }
+  return found;
 }

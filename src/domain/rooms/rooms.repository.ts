@@ -3,7 +3,9 @@
  * update, delete, and what a room's tariff and event info are read from.
  */
 import type { Kysely } from 'kysely';
+import { countAndPage } from '../../db/paging.js';
 import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
+import type { PageRequest } from '../users/user.js';
 
 type Db = Kysely<DB>;
 
@@ -29,26 +31,10 @@ function accessibleRooms(db: Db, userId: string) {
   );
 }
 
-export async function countAccessibleRooms(db: Db, userId: string): Promise<number> {
-  const { count } = await accessibleRooms(db, userId)
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
 /** Newest first; the id breaks ties so that pages never overlap or skip a room. */
-export async function listAccessibleRooms(
-  db: Db,
-  userId: string,
-  { limit, offset }: { limit: number; offset: number },
-): Promise<RoomRow[]> {
-  return accessibleRooms(db, userId)
-    .selectAll('rooms')
-    .orderBy('rooms.created_at', 'desc')
-    .orderBy('rooms.id', 'desc')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function listAccessibleRooms(db: Db, userId: string, request: PageRequest): Promise<{ total: number; rows: RoomRow[] }> {
+  const rooms = accessibleRooms(db, userId);
+  return countAndPage(rooms, rooms.selectAll('rooms').orderBy('rooms.created_at', 'desc').orderBy('rooms.id', 'desc'), request);
 }
 
 export async function findRoom(db: Db, roomId: string): Promise<RoomRow | undefined> {

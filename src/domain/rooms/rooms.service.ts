@@ -56,11 +56,8 @@ export function createRoomService({ db, tariffs, assetStorage }: RoomServiceDeps
   }
 
   return {
-    async listAccessible(userId, { page, per_page }) {
-      const [total, rows] = await Promise.all([
-        repository.countAccessibleRooms(db, userId),
-        repository.listAccessibleRooms(db, userId, { limit: per_page, offset: (page - 1) * per_page }),
-      ]);
+    async listAccessible(userId, page) {
+      const { total, rows } = await repository.listAccessibleRooms(db, userId, page);
       return { items: rows.map(toRoom), total };
     },
 

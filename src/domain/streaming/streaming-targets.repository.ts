@@ -1,29 +1,15 @@
 /** Rows of `streaming_targets`; every query is scoped to one room, so a target of another room is never found. */
 import { sql, type Kysely } from 'kysely';
+import { countAndPage } from '../../db/paging.js';
 import type { DB, NewStreamingTargetRow, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
+import type { PageRequest } from '../users/user.js';
 
 type Db = Kysely<DB>;
 
-export async function countOfRoom(db: Db, roomId: string): Promise<number> {
-  const { count } = await db
-    .selectFrom('streaming_targets')
-    .where('room_id', '=', roomId)
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
 /** Oldest first (the order they were added in), with the id breaking ties. */
-export async function pageOfRoom(db: Db, roomId: string, { limit, offset }: { limit: number; offset: number }): Promise<StreamingTargetRow[]> {
-  return db
-    .selectFrom('streaming_targets')
-    .selectAll()
-    .where('room_id', '=', roomId)
-    .orderBy('created_at')
-    .orderBy('id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function pageOfRoom(db: Db, roomId: string, request: PageRequest): Promise<{ total: number; rows: StreamingTargetRow[] }> {
+  const ofRoom = db.selectFrom('streaming_targets').where('room_id', '=', roomId);
+  return countAndPage(ofRoom, ofRoom.selectAll().orderBy('created_at').orderBy('id'), request);
 }
 
 export async function findInRoom(db: Db, roomId: string, id: string): Promise<StreamingTargetRow | undefined> {

@@ -29,12 +29,9 @@ const URI_FIELDS = ['streaming_endpoint', 'public_url'] as const;
 
 export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetService {
   return {
-    async list(userId, roomId, { page, per_page }) {
+    async list(userId, roomId, page) {
       const access = await requireRoomAccess(db, userId, roomId);
-      const [total, rows] = await Promise.all([
-        repository.countOfRoom(db, roomId),
-        repository.pageOfRoom(db, roomId, { limit: per_page, offset: (page - 1) * per_page }),
-      ]);
+      const { total, rows } = await repository.pageOfRoom(db, roomId, page);
       return { total, items: rows.map((row) => present(row, access.kind === 'owner')) };
     },
 

@@ -52,7 +52,12 @@ export interface Page<T> {
   total: number;
 }
 
-export function toPublicProfile(user: User): PublicUserProfile {
+/** The columns of a public profile: what other users may see of someone (selected by the invitee view). */
+export const PUBLIC_PROFILE_FIELDS = ['id', 'email', 'title', 'firstname', 'lastname', 'display_name', 'avatar_url'] as const satisfies
+  readonly (keyof PublicUserProfile)[];
+
+/** Only the public fields, whatever else `user` (a User, a joined row) carries. */
+export function toPublicProfile(user: PublicUserProfile): PublicUserProfile {
   return {
     id: user.id,
     email: user.email,

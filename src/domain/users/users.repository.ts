@@ -4,8 +4,9 @@
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 
+import { countAndPage } from '../../db/paging.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
-import type { User, UserPatch } from './user.js';
+import type { PageRequest, User, UserPatch } from './user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -131,29 +132,9 @@ function visibleUserIds(db: Db, callerId: string) {
     );
 }
 
-export async function countVisibleUsers(db: Db, callerId: string): Promise<number> {
-  const { count } = await visibleUserIds(db, callerId)
-    .selectFrom('visible')
-    .innerJoin('users', 'users.id', 'visible.user_id')
-    .select((eb) => eb.fn.countAll<string>().as('count'))
-    .executeTakeFirstOrThrow();
-  return Number(count);
-}
-
-export async function listVisibleUsers(
-  db: Db,
-  callerId: string,
-  { limit, offset }: { limit: number; offset: number },
-): Promise<UserRow[]> {
-  return visibleUserIds(db, callerId)
-    .selectFrom('visible')
-    .innerJoin('users', 'users.id', 'visible.user_id')
-    .selectAll('users')
-    .orderBy('users.display_name')
-    .orderBy('users.id')
-    .limit(limit)
-    .offset(offset)
-    .execute();
+export async function listVisibleUsers(db: Db, callerId: string, request: PageRequest): Promise<{ total: number; rows: UserRow[] }> {
+  const visible = visibleUserIds(db, callerId).selectFrom('visible').innerJoin('users', 'users.id', 'visible.user_id');
+  return countAndPage(visible, visible.selectAll('users').orderBy('users.display_name').orderBy('users.id'), request);
 }
 
 /** `%` and `_` in a user's query are meant literally; `\` is LIKE's default escape character. */

@@ -154,11 +154,8 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       return toPublicProfile(repository.rowToUser(row));
     },
 
-    async listVisibleUsers(caller, { page, per_page }) {
-      const [total, rows] = await Promise.all([
-        repository.countVisibleUsers(db, caller.id),
-        repository.listVisibleUsers(db, caller.id, { limit: per_page, offset: (page - 1) * per_page }),
-      ]);
+    async listVisibleUsers(caller, page) {
+      const { total, rows } = await repository.listVisibleUsers(db, caller.id, page);
       return { items: rows.map((row) => toPublicProfile(repository.rowToUser(row))), total };
     },
 

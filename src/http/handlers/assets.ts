@@ -4,17 +4,15 @@ import { callerUser } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function assetsHandlers({ database, config, assetStorage, tariffs }: Services) {
   const assets = createAssetService({ db: database.db, storage: assetStorage, tariffs });
   return {
     async get_room_assets({ caller, params, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await assets.list(callerUser(caller).id, params.room_id, page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await assets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async create_room_asset({ caller, params, query, body }) {

@@ -2,7 +2,7 @@ import type { OperationsByTag } from '../../../generated/operations.js';
 import { createEventInviteService } from '../../domain/events/event-invites.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function eventInvitesHandlers({ database, config }: Services) {
@@ -19,10 +19,8 @@ export function eventInvitesHandlers({ database, config }: Services) {
     },
 
     async get_event_invites({ caller, params, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await invites.list(callerUser(caller).id, params.event_id, page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await invites.list(callerUser(caller).id, params.event_id, page));
     },
 
     async update_event_invite({ caller, params, body }) {

@@ -1,16 +1,14 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function invitesHandlers({ invites, config }: Services) {
   return {
     async get_room_invites({ caller, params, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await invites.list(callerUser(caller), params.room_id, page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await invites.list(callerUser(caller), params.room_id, page));
     },
 
     async create_room_invite({ caller, params, body }) {

@@ -2,7 +2,7 @@ import type { OperationsByTag } from '../../../generated/operations.js';
 import { createRoomService, type RoomReader } from '../../domain/rooms/rooms.service.js';
 import { callerUser, type Caller } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 /** A room's tariff and event admit a guest with an invite code besides users (design.md §8). */
@@ -16,10 +16,8 @@ export function roomsHandlers({ database, tariffs, config, assetStorage }: Servi
 
   return {
     async get_rooms({ caller, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await rooms.listAccessible(callerUser(caller).id, page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await rooms.listAccessible(callerUser(caller).id, page));
     },
 
     async create_room({ caller, body }) {

@@ -1,6 +1,7 @@
 import type { Config } from '../../config/schema.js';
 import type { AssetStorage } from '../../domain/assets/asset-storage.js';
 import type { Database } from '../../db/connect.js';
+import type { CursorKey } from '../../domain/events/cursor.js';
 import type { Clock } from '../../domain/clock.js';
 import type { Identity } from '../../domain/identity/identity.js';
 import type { InviteService } from '../../domain/invites/invites.service.js';
@@ -27,5 +28,5 @@ export interface Services {
   /** Room invite codes: their management, verification and guest lookup. */
   invites: InviteService;
   /** Signs page cursors; the same on every instance (configured, or generated once in the database). */
-  cursorSecret: string;
+  cursorSecret: CursorKey;
 }

@@ -2,17 +2,15 @@ import type { OperationsByTag } from '../../../generated/operations.js';
 import { createStreamingTargetService } from '../../domain/streaming/streaming-targets.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function streamingTargetsHandlers({ database, config }: Services) {
   const targets = createStreamingTargetService(database.db);
   return {
     async get_room_streaming_targets({ caller, params, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await targets.list(callerUser(caller).id, params.room_id, page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await targets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async create_room_streaming_target({ caller, params, body }) {

@@ -1,16 +1,14 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, pageLinks, requestUrl } from '../pagination.js';
+import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function usersHandlers({ users, config }: Services) {
   return {
     async get_users({ caller, query, req }) {
-      const page = { page: query.page ?? 1, per_page: query.per_page ?? 30 };
-      const result = await users.listVisibleUsers(callerUser(caller), page);
-      const link = pageLinks(requestUrl(req, config.http.public_url), page, result.total);
-      return { status: 200, body: result.items, headers: linkHeader(link) };
+      const page = pageQuery(query);
+      return pageAnswer(req, config.http.public_url, page, await users.listVisibleUsers(callerUser(caller), page));
     },
 
     async get_me({ caller }) {

@@ -3,19 +3,14 @@
  * a stranger gets 404 (never 403), an anonymous caller 401, and an asset is only reachable through
  * its own room.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { assetsPath, binary, download, upload, uploaded, type Asset } from '../../support/assets.js';
 import { cast, headersOf, NOT_A_UUID, UNKNOWN_ID, type Cast } from '../../support/room-content.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let c: Cast;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   c = await cast(app);
 });
 

@@ -3,28 +3,23 @@
  * against concurrent uploads), the limits of the upload's query, and malformed uploads.
  */
 import { sql } from 'kysely';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { assetsPath, binary, upload, uploaded, type Asset } from '../../support/assets.js';
 import { cast, dbOf, headersOf, insertRoom, type Cast } from '../../support/room-content.js';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { useTestApp } from '../../support/test-app.js';
 
 const MAX_UPLOAD = 1024;
 const QUOTA = 3000;
 
-let app: TestApp;
-let c: Cast;
-beforeAll(async () => {
-  app = await startTestApp({
-    assets: { max_upload_bytes: MAX_UPLOAD },
-    tariffs: {
-      default: 'basic',
-      definitions: { basic: { quotas: { max_storage: QUOTA } }, pro: { quotas: { max_storage: 10 * QUOTA } }, unlimited: {} },
-    },
-  });
+const app = useTestApp({
+  assets: { max_upload_bytes: MAX_UPLOAD },
+  tariffs: {
+    default: 'basic',
+    definitions: { basic: { quotas: { max_storage: QUOTA } }, pro: { quotas: { max_storage: 10 * QUOTA } }, unlimited: {} },
+  },
 });
-afterAll(() => app?.close());
+let c: Cast;
 beforeEach(async () => {
-  await app.reset();
   c = await cast(app);
 });
 

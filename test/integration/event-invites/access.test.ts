@@ -3,12 +3,12 @@
  * stranger (another logged-in user) and an anonymous caller. No access is 404 (never 403), no token
  * is 401, and a refused request changes nothing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { EventInviteStatus } from '../../../src/db/schema.js';
 import { createEvent, inviteDirectly, inviteOps, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let ada: TestUser; // creates the event
 let bob: TestUser; // the invitee whose access is tested
 let carol: TestUser; // registered, not invited: the one to invite
@@ -16,18 +16,12 @@ let dave: TestUser; // invited: the one whose invite is changed or withdrawn
 let eve: TestUser; // a stranger
 let event: TestEvent;
 
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
-
 type CallerKind = 'creator' | `invitee ${EventInviteStatus}` | 'stranger' | 'anonymous';
 const STATUSES: EventInviteStatus[] = ['pending', 'accepted', 'tentative', 'declined'];
 const CALLERS: CallerKind[] = ['creator', ...STATUSES.map((s) => `invitee ${s}` as const), 'stranger', 'anonymous'];
 
 let bobStatus: EventInviteStatus = 'pending';
 async function setUp() {
-  await app.reset();
   [ada, bob, carol, dave, eve] = await Promise.all([app.login('ada'), app.login('bob'), app.login('carol'), app.login('dave'), app.login('eve')]);
   event = await createEvent(app, ada);
   await inviteDirectly(app, event, ada, bob, { status: bobStatus });

@@ -3,21 +3,15 @@
  * addresses unless external invitations are switched on (then a room invite code is made), and
  * every malformed body.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEvent, inviteOps, inviteesOfEvent, storedInvite, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEvent, inviteesOfEvent, inviteOps, storedInvite, useExternalInvites, type TestEvent } from '../../support/event-invites.js';
+import { useTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let ada: TestUser;
 let bob: TestUser;
 let event: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   [ada, bob] = await Promise.all([app.login('ada'), app.login('bob')]);
   event = await createEvent(app, ada);
 });
@@ -83,12 +77,7 @@ describe('inviting by e-mail address', () => {
   });
 
   describe('with event_invite_external_email_address on', () => {
-    // an instance per test: each caches the users of its requests, and every test registers new ones
-    let external: TestApp;
-    beforeEach(async () => {
-      external = await app.withConfig({ endpoints: { event_invite_external_email_address: true } });
-    });
-    afterEach(() => external?.close());
+    const external = useExternalInvites(app);
 
     it('invites the address (lower-cased) with a room invite code of the event room that never expires', async () => {
       const res = await invite({ email: 'Carol@Elsewhere.TEST', role: 'moderator' }, undefined, external);

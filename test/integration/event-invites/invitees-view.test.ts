@@ -2,29 +2,23 @@
  * The invitee view that event answers embed (`invitees`, `invitees_truncated`): `listInvitees` for
  * one event and `inviteesOf` for a page of events must agree on order and totals.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import type { Kysely } from 'kysely';
 import type { DB } from '../../../src/db/schema.js';
 import { inviteesOf, listInvitees } from '../../../src/domain/events/invitees.js';
 import { libravatarUrl } from '../../../src/domain/users/avatar.js';
 import { createEvent, inviteDirectly, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let db: Kysely<DB>;
 let ada: TestUser;
 let guests: TestUser[];
 let busy: TestEvent; // 3 registered + 2 e-mail invitees
 let quiet: TestEvent; // 1 e-mail invitee
 let empty: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-  db = app.convene.database.db;
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
+  db = app.convene.database.db;
   ada = await app.login('ada');
   guests = [];
   for (const name of ['bob', 'carol', 'dave']) guests.push(await app.login(name));
@@ -40,7 +34,9 @@ beforeEach(async () => {
     ])
     .execute();
   for (const [i, guest] of guests.entries()) {
-    await inviteDirectly(app, busy, ada, guest, { status: i === 0 ? 'accepted' : 'pending', role: i === 1 ? 'moderator' : 'user' });
+    // distinct times: invites written within one clock tick would tie, and ties go by the random user id
+    const createdAt = new Date(t0 + (i + 10) * 1000);
+    await inviteDirectly(app, busy, ada, guest, { status: i === 0 ? 'accepted' : 'pending', role: i === 1 ? 'moderator' : 'user', createdAt });
   }
 });
 

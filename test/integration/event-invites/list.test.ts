@@ -2,31 +2,22 @@
  * get_event_invites and update_event_invite: registered invitees first, then e-mail invitees, page
  * by page with a `Link` header; roles and answers as they change.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 import { libravatarUrl } from '../../../src/domain/users/avatar.js';
-import { createEvent, inviteOps, inviteesOfEvent, storedInvite, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { createEvent, inviteesOfEvent, inviteOps, storedInvite, useExternalInvites, type TestEvent } from '../../support/event-invites.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
-let external: TestApp; // external addresses may be invited here
+const app = useTestApp();
+const external = useExternalInvites(app);
 let ada: TestUser;
 let users: TestUser[];
 let event: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
-  // an instance per test: each caches the users of its requests, and every test registers new ones
-  external = await app.withConfig({ endpoints: { event_invite_external_email_address: true } });
   ada = await app.login('ada');
   users = [];
   for (const name of ['bob', 'carol', 'dave']) users.push(await app.login(name));
   event = await createEvent(app, ada);
 });
-afterEach(() => external?.close());
 
 const invite = (body: unknown) => inviteOps.create_event_invite(external, event.id, { token: ada.accessToken, body });
 const page = (query: string, token = ada.accessToken) => inviteOps.get_event_invites(app, event.id, { token, query });

@@ -2,27 +2,18 @@
  * An e-mail invitation becomes a user invitation when someone logs in with that address (first
  * login), keeping its role, so the new user can see the meeting and answer at once.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, expect, it } from 'vitest';
-import { createEvent, inviteOps, inviteesOfEvent, storedInvite, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, expect, it } from 'vitest';
+import { createEvent, inviteesOfEvent, inviteOps, storedInvite, useExternalInvites, type TestEvent } from '../../support/event-invites.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
-let external: TestApp;
+const app = useTestApp();
+const external = useExternalInvites(app);
 let ada: TestUser;
 let event: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
-  // an instance per test: each caches the users of its requests, and every test registers new ones
-  external = await app.withConfig({ endpoints: { event_invite_external_email_address: true } });
   ada = await app.login('ada');
   event = await createEvent(app, ada);
 });
-afterEach(() => external?.close());
 
 const invite = async (email: string, role?: string) =>
   expect((await inviteOps.create_event_invite(external, event.id, { token: ada.accessToken, body: { email, role } })).status).toBe(201);

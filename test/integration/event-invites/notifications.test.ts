@@ -4,28 +4,19 @@
  * the uninvited; `suppress_email_notification=true`, a repeated invitation and a refused request
  * queue nothing.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEvent, inviteOps, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEvent, inviteOps, useExternalInvites, type TestEvent } from '../../support/event-invites.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
-let external: TestApp;
+const app = useTestApp();
+const external = useExternalInvites(app);
 let ada: TestUser;
 let bob: TestUser;
 let event: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
-  // an instance per test: each caches the users of its requests, and every test registers new ones
-  external = await app.withConfig({ endpoints: { event_invite_external_email_address: true } });
   [ada, bob] = await Promise.all([app.login('ada'), app.login('bob')]);
   event = await createEvent(app, ada, 'Planning', { timed: true });
 });
-afterEach(() => external?.close());
 
 const outbox = () =>
   app.convene.database.db.selectFrom('email_outbox').select(['kind', 'event_id', 'recipients', 'text', 'ics']).orderBy('id').execute();

@@ -3,29 +3,20 @@
  * user's favorite of the event (and nobody else's), and by address both kinds of invitation go,
  * together with the room invite code mailed to an external address.
  */
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createEvent, inviteOps, inviteesOfEvent, storedInvite, type TestEvent } from '../../support/event-invites.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { createEvent, inviteesOfEvent, inviteOps, storedInvite, useExternalInvites, type TestEvent } from '../../support/event-invites.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
-let external: TestApp;
+const app = useTestApp();
+const external = useExternalInvites(app);
 let ada: TestUser;
 let bob: TestUser;
 let carol: TestUser;
 let event: TestEvent;
-
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
-  // an instance per test: each caches the users of its requests, and every test registers new ones
-  external = await app.withConfig({ endpoints: { event_invite_external_email_address: true } });
   [ada, bob, carol] = await Promise.all([app.login('ada'), app.login('bob'), app.login('carol')]);
   event = await createEvent(app, ada);
 });
-afterEach(() => external?.close());
 
 const db = () => app.convene.database.db;
 const invite = async (body: unknown) =>

@@ -1,17 +1,12 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 import { at, createEvent, send, timeIndependentBody, timedBody } from '../../support/events.js';
 
 const CALL_IN = { tel: '+49 30 1234567', uri: 'sip:call-in@example.org' };
 
-let app: TestApp;
+const app = useTestApp({ call_in: CALL_IN });
 let alice: TestUser;
-beforeAll(async () => {
-  app = await startTestApp({ call_in: CALL_IN });
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   alice = await app.login('alice');
 });
 

@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 import { afterCursor, allPages, at, createEvent, invite, send, timeIndependentBody, timedBody, type Event } from '../../support/events.js';
 
-let app: TestApp;
+const app = useTestApp();
 let alice: TestUser;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   alice = await app.login('alice');
 });
 

@@ -3,19 +3,14 @@
  * room's tariff and event, TURN) for the code's own room only, while it is active and unexpired;
  * nothing that admits only users.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { useTestApp } from '../../support/test-app.js';
 import { expectError, insertInvite, insertRoom, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
-let app: TestApp;
+const app = useTestApp();
 let p: Parties;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   p = await parties(app);
 });
 

@@ -3,9 +3,9 @@
  * their descriptions (reads: owner and event invitees; writes: owner; everyone else 404; no token
  * 401; a guest's invite code is not accepted here).
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { useTestApp } from '../../support/test-app.js';
 import {
   dbOf,
   expectError,
@@ -17,14 +17,9 @@ import {
   type RoomInvite,
 } from '../../support/invites.js';
 
-let app: TestApp;
+const app = useTestApp();
 let p: Parties;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   p = await parties(app);
 });
 

@@ -4,9 +4,9 @@
  * address and per code (429 with Retry-After). The app trusts X-Forwarded-For, so each test guesses
  * from an address of its own.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { useTestApp } from '../../support/test-app.js';
 import {
   expectError,
   freshSourceAddress,
@@ -19,17 +19,12 @@ import {
 const FAILURES_PER_SOURCE = 3;
 const FAILURES_PER_TARGET = 5;
 
-let app: TestApp;
-let p: Parties;
-beforeAll(async () => {
-  app = await startTestApp({
-    http: { trust_proxy: true },
-    rate_limits: { window_seconds: 300, failures_per_source: FAILURES_PER_SOURCE, failures_per_target: FAILURES_PER_TARGET },
-  });
+const app = useTestApp({
+  http: { trust_proxy: true },
+  rate_limits: { window_seconds: 300, failures_per_source: FAILURES_PER_SOURCE, failures_per_target: FAILURES_PER_TARGET },
 });
-afterAll(() => app?.close());
+let p: Parties;
 beforeEach(async () => {
-  await app.reset();
   p = await parties(app);
 });
 

@@ -6,6 +6,7 @@
 import type { Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DB, EventRow } from '../../../src/db/schema.js';
+import { NO_TIMES } from '../../../src/domain/events/event-times.js';
 import { queueEventNotification, type EventNotification } from '../../../src/domain/notifications/outbox.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 import { insertEvent, insertUser, inviteEmail, inviteUser, notificationConfig, outboxRows, parseCalendar } from '../../support/notifications.js';
@@ -201,15 +202,7 @@ describe('queueEventNotification', () => {
   });
 
   it('a time-independent meeting gets mails without a calendar attachment', async () => {
-    const event = await insertEvent(db, ada.id, {
-      is_time_independent: true,
-      is_all_day: null,
-      starts_at: null,
-      starts_at_tz: null,
-      ends_at: null,
-      ends_at_tz: null,
-      duration_secs: null,
-    });
+    const event = await insertEvent(db, ada.id, { is_time_independent: true, ...NO_TIMES });
     await inviteUser(db, event.id, bob.id, ada.id);
     await queue(event, 'updated');
     const rows = await outboxRows(db);

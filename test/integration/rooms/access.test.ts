@@ -3,18 +3,13 @@
  * stranger (another logged-in user) and an anonymous caller. No access is 404, never 403; a refused
  * write changes nothing.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/test-app.js';
 import { dbOf, json, roomWithParties, type RoomWithParties } from '../../support/rooms.js';
 
-let app: TestApp;
+const app = useTestApp();
 let cast: RoomWithParties;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   cast = await roomWithParties(app, { password: 'secret', enable_sip: true });
 });
 

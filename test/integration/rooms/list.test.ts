@@ -1,17 +1,12 @@
 /** get_rooms: which rooms, in which order, and page pagination with its limits and Link header. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 import { createEventFor, createRoom, dbOf, inviteToEvent, json, type Room } from '../../support/rooms.js';
 
-let app: TestApp;
+const app = useTestApp();
 let ada: TestUser;
 let bob: TestUser;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   [ada, bob] = await Promise.all([app.login('ada'), app.login('bob')]);
 });
 

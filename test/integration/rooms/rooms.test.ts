@@ -1,16 +1,11 @@
 /** create_room, get_room, patch_room: fields, defaults, limits at their edges, malformed bodies. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 import { createRoom, dbOf, json, type Room } from '../../support/rooms.js';
 
-let app: TestApp;
+const app = useTestApp();
 let ada: TestUser;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   ada = await app.login('ada');
 });
 

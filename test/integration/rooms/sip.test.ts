@@ -1,17 +1,12 @@
 /** The SIP operations: create (201) or modify (200), read and delete; pin limits; malformed bodies. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 import { createRoom, dbOf, json, type Room, type SipConfig } from '../../support/rooms.js';
 
-let app: TestApp;
+const app = useTestApp();
 let ada: TestUser;
 let room: Room;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   ada = await app.login('ada');
   room = await createRoom(app, ada, { enable_sip: false });
 });

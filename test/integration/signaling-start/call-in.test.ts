@@ -1,21 +1,16 @@
 /** `POST /services/call_in/start`: a phone caller's ticket, asked for by a call-in gateway. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { TestApp, TestUser } from '../../support/test-app.js';
-import { TOKEN_SHAPE, insertRoom, insertSipConfig, redeem, startCallIn, startSignalingApp } from '../../support/signaling.js';
+import type { TestUser } from '../../support/test-app.js';
+import { TOKEN_SHAPE, insertRoom, insertSipConfig, redeem, startCallIn, useSignalingApp } from '../../support/signaling.js';
 
-let app: TestApp;
+const app = useSignalingApp();
 let owner: TestUser;
 let roomId: string;
 let sip: { id: string; pin: string };
 let gateway: string;
 
-beforeAll(async () => {
-  app = await startSignalingApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   owner = await app.login('owner');
   roomId = await insertRoom(app, owner, 'the room password does not apply to callers');
   sip = await insertSipConfig(app, roomId);

@@ -19,21 +19,17 @@ import {
   startInvited,
   startRoom,
   startSignalingApp,
+  useSignalingApp,
   type Answer,
 } from '../../support/signaling.js';
 
 const limits = { window_seconds: 300, failures_per_source: 3, failures_per_target: 5 };
 
-let app: TestApp;
+const app = useSignalingApp(limits);
 let owner: TestUser, invitee: TestUser;
 let roomId: string;
 
-beforeAll(async () => {
-  app = await startSignalingApp(limits);
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   [owner, invitee] = await Promise.all([app.login('owner'), app.login('invitee')]);
   roomId = await insertRoom(app, owner, 'correct-horse');
   await inviteToRoomEvent(app, roomId, owner, invitee);

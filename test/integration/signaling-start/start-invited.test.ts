@@ -1,7 +1,7 @@
 /** `POST /rooms/{room_id}/start_invited`: a guest's signaling ticket, on the strength of an invite code. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { TestApp, TestUser } from '../../support/test-app.js';
+import type { TestUser } from '../../support/test-app.js';
 import {
   NOT_A_UUID,
   TOKEN_SHAPE,
@@ -11,20 +11,15 @@ import {
   post,
   redeem,
   startInvited,
-  startSignalingApp,
+  useSignalingApp,
 } from '../../support/signaling.js';
 
-let app: TestApp;
+const app = useSignalingApp();
 let owner: TestUser;
 let roomId: string;
 let code: string;
 
-beforeAll(async () => {
-  app = await startSignalingApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   owner = await app.login('owner');
   roomId = await insertRoom(app, owner);
   code = await insertInvite(app, roomId, owner);

@@ -1,7 +1,7 @@
 /** `POST /rooms/{room_id}/start`: a registered user's signaling ticket. */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
-import type { TestApp, TestUser } from '../../support/test-app.js';
+import type { TestUser } from '../../support/test-app.js';
 import {
   NOT_A_UUID,
   TOKEN_SHAPE,
@@ -11,19 +11,14 @@ import {
   inviteToRoomEvent,
   redeem,
   startRoom,
-  startSignalingApp,
+  useSignalingApp,
 } from '../../support/signaling.js';
 
-let app: TestApp;
+const app = useSignalingApp();
 let owner: TestUser, invitee: TestUser, stranger: TestUser;
 let roomId: string;
 
-beforeAll(async () => {
-  app = await startSignalingApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   [owner, invitee, stranger] = await Promise.all([app.login('owner'), app.login('invitee'), app.login('stranger')]);
   roomId = await insertRoom(app, owner);
   await inviteToRoomEvent(app, roomId, owner, invitee);

@@ -2,28 +2,15 @@
  * Streaming targets: who may do what. Owner and event invitee read, only the owner writes, and only
  * the owner sees `streaming_key`; a stranger gets 404 (never 403) and an anonymous caller 401.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cast, headersOf, NOT_A_UUID, UNKNOWN_ID, type Cast } from '../../support/room-content.js';
-import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cast, headersOf, NOT_A_UUID, TARGET, UNKNOWN_ID, type Cast } from '../../support/room-content.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let c: Cast;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   c = await cast(app);
 });
-
-const TARGET = {
-  name: 'Company channel',
-  kind: 'custom',
-  streaming_endpoint: 'rtmp://live.example.org/app',
-  streaming_key: 'k3y-0f-the-stream',
-  public_url: 'https://video.example.org/company',
-};
 
 const base = (roomId: string) => `/v1/rooms/${roomId}/streaming_targets`;
 const call = (method: string, path: string, user: TestUser | undefined, body?: unknown) =>

@@ -2,28 +2,15 @@
  * Streaming targets: the limits of the contract at their edges, absolute URIs, malformed bodies, and
  * page pagination with `Link`.
  */
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { cast, headersOf, type Cast } from '../../support/room-content.js';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { beforeEach, describe, expect, it } from 'vitest';
+import { cast, headersOf, TARGET, type Cast } from '../../support/room-content.js';
+import { useTestApp } from '../../support/test-app.js';
 
-let app: TestApp;
+const app = useTestApp();
 let c: Cast;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   c = await cast(app);
 });
-
-const TARGET = {
-  name: 'Company channel',
-  kind: 'custom',
-  streaming_endpoint: 'rtmp://live.example.org/app',
-  streaming_key: 'k3y-0f-the-stream',
-  public_url: 'https://video.example.org/company',
-};
 
 const base = () => `/v1/rooms/${c.roomId}/streaming_targets`;
 const send = (method: string, path: string, body: string, contentType = 'application/json') =>

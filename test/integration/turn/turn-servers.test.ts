@@ -4,10 +4,10 @@
  * clients send it, `Bearer <code>`); 500 `turn_not_configured` without servers.
  */
 import { createHmac } from 'node:crypto';
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { components } from '../../../generated/openapi.js';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { useTestApp } from '../../support/test-app.js';
 import { expectError, insertInvite, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
 type TurnServer = components['schemas']['TurnServer'];
@@ -18,14 +18,9 @@ const SERVERS = [
   { uris: ['turns:turn-b.test:5349'], shared_secret: 'secret-b' },
 ];
 
-let app: TestApp;
+const app = useTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS } });
 let p: Parties;
-beforeAll(async () => {
-  app = await startTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS } });
-});
-afterAll(() => app?.close());
 beforeEach(async () => {
-  await app.reset();
   p = await parties(app);
 });
 

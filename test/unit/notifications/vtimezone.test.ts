@@ -6,8 +6,8 @@
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
 import { joinLines } from '../../../src/domain/notifications/ics-format.js';
-import { vtimezone } from '../../../src/domain/notifications/vtimezone.js';
-import { localTimeAt, transitionsInYear, type LocalTime } from '../../../src/domain/notifications/zone-time.js';
+import { transitionsInYear, vtimezone } from '../../../src/domain/notifications/vtimezone.js';
+import { localTimeAt, type LocalTime } from '../../../src/domain/time/zones.js';
 
 function icalZone(zone: string, year: number) {
   const text = joinLines(['BEGIN:VCALENDAR', 'VERSION:2.0', 'PRODID:-//test//EN', ...vtimezone(zone, year), 'END:VCALENDAR']);

@@ -2,14 +2,13 @@
  * The rate limiter's contract, run against the in-process limiter (fake clock) and, when REDIS_URL
  * is set, the Redis limiter (two instances sharing counts; time moved by shortening key lifetimes).
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 
 import { createLocalRateLimiter } from '../../../src/domain/rate-limit/local-rate-limiter.js';
 import { attemptKeys, guardAttempt, type RateLimiter, type RateLimitPolicy } from '../../../src/domain/rate-limit/rate-limiter.js';
 import { createRedisRateLimiter } from '../../../src/domain/rate-limit/redis-rate-limiter.js';
 import { AppError } from '../../../src/http/errors.js';
-import { advanceRedisKeys, connectTestRedis, redisUrl, runTag } from '../../support/redis-time.js';
+import { advanceRedisKeys, redisUrl, runTag, useTestRedis } from '../../support/redis-time.js';
 
 const policy: RateLimitPolicy = { windowSeconds: 300, failuresPerSource: 3, failuresPerTarget: 5 };
 
@@ -25,10 +24,7 @@ let counter = 0;
 /** Keys of a fresh source and target, unique to the run. */
 const freshKeys = (kind = 'pw') => attemptKeys(kind, `${tag}-src-${++counter}`, `${tag}-room-${counter}`);
 
-const redisClients: Redis[] = [];
-afterAll(async () => {
-  await Promise.all(redisClients.map((r) => r.quit()));
-});
+const connectRedis = useTestRedis();
 
 const subjects: [string, () => Subject][] = [
   [
@@ -43,9 +39,7 @@ if (redisUrl) {
   subjects.push([
     'redis',
     () => {
-      const a = connectTestRedis();
-      const b = connectTestRedis();
-      redisClients.push(a, b);
+      const [a, b] = [connectRedis(), connectRedis()];
       return {
         limiters: [createRedisRateLimiter(a, policy), createRedisRateLimiter(b, policy)],
         advance: (ms) => advanceRedisKeys(a, `convene:rl:*${tag}*`, ms),

@@ -2,13 +2,12 @@
  * The signaling store's contract, run against the in-process store (fake clock) and, when
  * REDIS_URL is set, the Redis store (time moved by shortening the keys' lifetimes).
  */
-import { afterAll, describe, expect, it } from 'vitest';
-import type { Redis } from 'ioredis';
+import { describe, expect, it } from 'vitest';
 
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { createRedisSignalingStore } from '../../../src/signaling/store/redis.js';
 import type { ParticipantIdentity, SignalingStore, TicketData } from '../../../src/signaling/store/signaling-store.js';
-import { advanceRedisKeys, connectTestRedis, redisUrl, runTag } from '../../support/redis-time.js';
+import { advanceRedisKeys, redisUrl, runTag, useTestRedis } from '../../support/redis-time.js';
 
 interface Subject {
   /** Two stores over the same state (two instances); the local store has only one. */
@@ -39,10 +38,7 @@ const ticketData = (overrides: Partial<TicketData> = {}): TicketData => ({
   ...overrides,
 });
 
-const redisClients: Redis[] = [];
-afterAll(async () => {
-  await Promise.all(redisClients.map((r) => r.quit()));
-});
+const connectRedis = useTestRedis();
 
 const subjects: [string, () => Subject][] = [
   [
@@ -58,9 +54,7 @@ if (redisUrl) {
   subjects.push([
     'redis',
     () => {
-      const a = connectTestRedis();
-      const b = connectTestRedis();
-      redisClients.push(a, b);
+      const [a, b] = [connectRedis(), connectRedis()];
       return {
         stores: [createRedisSignalingStore(a), createRedisSignalingStore(b)],
         advance: (ms) => advanceRedisKeys(a, `convene:signaling:*${tag}*`, ms),
