@@ -93,6 +93,8 @@ export const errors = {
     }),
   internal: (cause?: unknown) =>
     new AppError(500, 'internal_server_error', 'An internal server error occurred', { cause }),
+  /** `GET /turn` with no `[turn]` server configured: the interface's 500 (§7). */
+  turnNotConfigured: () => new AppError(500, 'turn_not_configured', 'No TURN server is configured'),
   notImplemented: (operationId: string) =>
     new AppError(501, 'not_implemented', `The operation ${operationId} is not implemented yet`),
   serviceUnavailable: (message = 'A backing service is unavailable; try again shortly') =>

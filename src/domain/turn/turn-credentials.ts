@@ -16,7 +16,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
-import { AppError } from '../../http/errors.js';
+import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type TurnServerCredentials = components['schemas']['TurnServer'];
@@ -38,9 +38,7 @@ export function turnCredentials(
   turn: Config['turn'],
   { clock = systemClock, opaqueId = randomOpaqueId }: TurnCredentialOptions = {},
 ): TurnServerCredentials[] {
-  if (turn.servers.length === 0) {
-    throw new AppError(500, 'turn_not_configured', 'No TURN server is configured');
-  }
+  if (turn.servers.length === 0) throw errors.turnNotConfigured();
   const expiry = String(Math.floor(clock() / 1000) + turn.lifetime);
   const username = `${expiry}:${opaqueId()}`;
   return turn.servers.map((server) => ({
