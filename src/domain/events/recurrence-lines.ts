@@ -43,6 +43,8 @@ export interface RuleSpec {
   bysecond?: number[];
 }
 
+type NumberListField = 'bysetpos' | 'bymonth' | 'bymonthday' | 'byyearday' | 'byweekno' | 'byhour' | 'byminute' | 'bysecond';
+
 export interface ParsedPattern {
   rrules: RuleSpec[];
   exrules: RuleSpec[];
@@ -51,6 +53,17 @@ export interface ParsedPattern {
 }
 
 const WEEKDAYS = ['MO', 'TU', 'WE', 'TH', 'FR', 'SA', 'SU'];
+/** The numeric BYxxx parts: their field, range and whether they may count from the end (negative). */
+const NUMBER_LISTS: Record<string, { field: NumberListField; min: number; max: number; signed: boolean }> = {
+  BYSETPOS: { field: 'bysetpos', min: 1, max: 366, signed: true },
+  BYMONTH: { field: 'bymonth', min: 1, max: 12, signed: false },
+  BYMONTHDAY: { field: 'bymonthday', min: 1, max: 31, signed: true },
+  BYYEARDAY: { field: 'byyearday', min: 1, max: 366, signed: true },
+  BYWEEKNO: { field: 'byweekno', min: 1, max: 53, signed: true },
+  BYHOUR: { field: 'byhour', min: 0, max: 23, signed: false },
+  BYMINUTE: { field: 'byminute', min: 0, max: 59, signed: false },
+  BYSECOND: { field: 'bysecond', min: 0, max: 59, signed: false },
+};
 const FINER_THAN_DAILY = new Set(['HOURLY', 'MINUTELY', 'SECONDLY']);
 
 class LineError extends Error {}
@@ -128,7 +141,7 @@ function parseDateList(name: string, params: Map<string, string>, value: string)
   });
 }
 
-export function parseDateValue(text: string): DateValue {
+function parseDateValue(text: string): DateValue {
   const match = /^(\d{4})(\d{2})(\d{2})(?:T(\d{2})(\d{2})(\d{2})(Z?))?$/.exec(text);
   if (!match) fail(`"${text}" is not a date (YYYYMMDD) or date-time (YYYYMMDDTHHMMSS[Z])`);
   const [year, month, day] = [Number(match[1]), Number(match[2]), Number(match[3])];
@@ -174,35 +187,13 @@ function parseRule(source: string, value: string, isAllDay: boolean): RuleSpec {
       case 'WKST':
         rule.wkst = weekday(text);
         break;
-      case 'BYSETPOS':
-        rule.bysetpos = numberList(key, text, 1, 366, true);
-        break;
-      case 'BYMONTH':
-        rule.bymonth = numberList(key, text, 1, 12, false);
-        break;
-      case 'BYMONTHDAY':
-        rule.bymonthday = numberList(key, text, 1, 31, true);
-        break;
-      case 'BYYEARDAY':
-        rule.byyearday = numberList(key, text, 1, 366, true);
-        break;
-      case 'BYWEEKNO':
-        rule.byweekno = numberList(key, text, 1, 53, true);
-        break;
       case 'BYDAY':
         rule.byday = text.split(',').map(byDay);
         break;
-      case 'BYHOUR':
-        rule.byhour = numberList(key, text, 0, 23, false);
-        break;
-      case 'BYMINUTE':
-        rule.byminute = numberList(key, text, 0, 59, false);
-        break;
-      case 'BYSECOND':
-        rule.bysecond = numberList(key, text, 0, 59, false);
-        break;
-      default:
-        fail(`unknown rule part ${key}`);
+      default: {
+        const list = NUMBER_LISTS[key] ?? fail(`unknown rule part ${key}`);
+        rule[list.field] = numberList(key, text, list.min, list.max, list.signed);
+      }
     }
   }
   checkCombinations(rule, isAllDay);

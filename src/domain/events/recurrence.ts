@@ -18,9 +18,9 @@
  *   the cap); the compiled series is cached, so that happens once per series and process.
  */
 import { errors } from '../../http/errors.js';
-import { parsePattern, type DateValue, type RuleSpec } from './recurrence-lines.js';
-import { buildWallRule, collectWall, DAY_MS, iterateRule, MAX_WALL, type WallRule } from './rule-expansion.js';
-import { instantToWall, isKnownTimeZone, wallToInstant } from '../time/zones.js';
+import { parsePattern, type DateValue, type ParsedPattern, type RuleSpec } from './recurrence-lines.js';
+import { buildWallRule, collectWall, iterateRule, MAX_WALL, type WallRule } from './rule-expansion.js';
+import { DAY_MS, instantToWall, isKnownTimeZone, wallMs, wallToInstant } from '../time/zones.js';
 
 export interface Series {
   /** UTC instant of the first occurrence's start (DTSTART). */
@@ -121,6 +121,39 @@ export function occurrences(
   }
 }
 
+/** One line of a pattern as the expansion reads it (see `readPatternLines`). */
+export type PatternLine =
+  | { name: 'RRULE' | 'EXRULE'; spec: RuleSpec; /** UNTIL as an instant (ms). */ untilInstant?: number }
+  | { name: 'RDATE' | 'EXDATE'; /** Instants (ms); all-day: 00:00 UTC of each date. */ instants: number[] };
+
+/**
+ * The lines of a pattern with their dates read as the expansion reads them (see the header), for
+ * writing the pattern out in another form (the calendar attachment of a mail). A line that does not
+ * parse is left out. A DATE value in a timed series is placed at DTSTART's time of day: for an RDATE
+ * exactly as expanded; an EXDATE;VALUE=DATE removes the whole local date here, which this names
+ * only by its occurrence at that time.
+ */
+export function readPatternLines(series: Series): PatternLine[] {
+  const zone = series.isAllDay ? 'UTC' : series.timezone;
+  const reading: Reading = { zone, allDay: series.isAllDay, startWall: instantToWall(series.start.getTime(), zone) };
+  const lines: PatternLine[] = [];
+  for (const line of series.pattern) {
+    let parsed: ParsedPattern;
+    try {
+      parsed = parsePattern([line], series.isAllDay);
+    } catch {
+      continue;
+    }
+    for (const [name, specs] of [['RRULE', parsed.rrules], ['EXRULE', parsed.exrules]] as const) {
+      for (const spec of specs) lines.push({ name, spec, untilInstant: spec.until && untilInstantOf(reading, spec.until) });
+    }
+    for (const [name, values] of [['RDATE', parsed.rdates], ['EXDATE', parsed.exdates]] as const) {
+      if (values.length > 0) lines.push({ name, instants: values.map((value) => rdateInstant(reading, value)) });
+    }
+  }
+  return lines;
+}
+
 /** Whether `start` is an original occurrence start of the series. */
 export function isOccurrence(series: Series, start: Date): boolean {
   const [found] = occurrences(series, { durationMs: 0, from: start, to: start, limit: 1 });
@@ -137,7 +170,7 @@ export function parseInstanceId(id: string): Date | undefined {
   const match = /^(\d{4})(\d{2})(\d{2})T(\d{2})(\d{2})(\d{2})(?:Z|([+-])(\d{2})(\d{2}))$/.exec(id);
   if (!match) return undefined;
   const [year, month, day, hour, minute, second] = match.slice(1, 7).map(Number) as [number, number, number, number, number, number];
-  const wall = utcDate(year, month - 1, day, hour, minute, second);
+  const wall = wallMs({ year, month, day, hour, minute, second });
   const date = new Date(wall);
   if (date.getUTCMonth() !== month - 1 || date.getUTCDate() !== day || hour > 23 || minute > 59 || second > 59) {
     return undefined;
@@ -191,11 +224,7 @@ function compileUncached(series: Series): CompiledSeries {
     const rule = compileRule(compiled, spec, false);
     if (rule) compiled.exrules.push(rule);
   }
-  const timeOfDay = ((compiled.startWall % DAY_MS) + DAY_MS) % DAY_MS;
-  for (const value of parsed.rdates) {
-    const dateOnly = value.time === undefined && !series.isAllDay;
-    compiled.rdates.push(dateOnly ? toInstant(compiled, dateWall(value) + timeOfDay) : valueInstant(compiled, value));
-  }
+  for (const value of parsed.rdates) compiled.rdates.push(rdateInstant(compiled, value));
   compiled.rdates.sort((a, b) => a - b);
   for (const value of parsed.exdates) {
     if (value.time === undefined && !series.isAllDay) compiled.exdays.add(dateWall(value) / DAY_MS);
@@ -227,7 +256,17 @@ function compileRule(series: CompiledSeries, spec: RuleSpec, countsDtstart: bool
   return { wall: buildWallRule(spec, series.startWall, { untilWall: lastWall }), untilInstant, lastWall };
 }
 
-function untilInstantOf(series: CompiledSeries, until: DateValue): number {
+/** What reading a written date needs of its series. */
+type Reading = Pick<CompiledSeries, 'zone' | 'allDay' | 'startWall'>;
+
+/** An RDATE value's instant: a DATE in a timed series is that day's occurrence at DTSTART's time of day. */
+function rdateInstant(series: Reading, value: DateValue): number {
+  if (value.time !== undefined || series.allDay) return valueInstant(series, value);
+  const timeOfDay = ((series.startWall % DAY_MS) + DAY_MS) % DAY_MS;
+  return toInstant(series, dateWall(value) + timeOfDay);
+}
+
+function untilInstantOf(series: Reading, until: DateValue): number {
   if (series.allDay || until.utc) return valueInstant(series, until);
   // A DATE bound on a timed series keeps every occurrence on that local date
   if (until.time === undefined) return toInstant(series, dateWall(until) + DAY_MS) - 1;
@@ -235,7 +274,7 @@ function untilInstantOf(series: CompiledSeries, until: DateValue): number {
 }
 
 /** The instant a written date denotes in this series (see the header for the rules). */
-function valueInstant(series: CompiledSeries, value: DateValue): number {
+function valueInstant(series: Reading, value: DateValue): number {
   const wall = dateWall(value) + timeMs(value);
   if (series.allDay) return dateWall(value);
   if (value.utc) return wall;
@@ -320,7 +359,7 @@ function exruleInstants(series: CompiledSeries, candidates: number[]): Set<numbe
 
 // ---- time helpers ---------------------------------------------------------------------------
 
-function toInstant(series: CompiledSeries, wall: number): number {
+function toInstant(series: Pick<CompiledSeries, 'zone'>, wall: number): number {
   return wallToInstant(wall, series.zone);
 }
 
@@ -329,16 +368,9 @@ function toWall(series: CompiledSeries, instant: number): number {
 }
 
 function dateWall(value: DateValue): number {
-  return utcDate(value.year, value.month - 1, value.day);
+  return wallMs({ year: value.year, month: value.month, day: value.day });
 }
 
 function timeMs(value: DateValue): number {
   return value.time ? ((value.time.hour * 60 + value.time.minute) * 60 + value.time.second) * 1000 : 0;
-}
-
-function utcDate(year: number, month: number, day: number, hour = 0, minute = 0, second = 0): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month, day);
-  date.setUTCHours(hour, minute, second, 0);
-  return date.getTime();
 }

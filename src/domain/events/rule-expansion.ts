@@ -14,12 +14,12 @@
  */
 import rrulePkg from 'rrule';
 import type { Frequency, RuleSpec } from './recurrence-lines.js';
+import { DAY_MS, wallMs } from '../time/zones.js';
 
 const { RRule, Weekday } = rrulePkg;
 type RRuleInstance = InstanceType<typeof RRule>;
 type ParsedOptions = RRuleInstance['options'];
 
-export const DAY_MS = 86_400_000;
 /** rrule's MAXYEAR: nothing is emitted after it. */
 export const MAX_WALL = Date.UTC(9999, 11, 31, 23, 59, 59);
 /**
@@ -125,7 +125,7 @@ export function collectWall(rule: WallRule, fromWall: number, toWall: number, ma
 }
 
 /** The start of the latest period of the rule (INTERVAL counted from DTSTART) beginning at or before `wall`. */
-export function periodStartAtOrBefore(rule: WallRule, wall: number): number {
+function periodStartAtOrBefore(rule: WallRule, wall: number): number {
   const { dtstartWall } = rule;
   const { interval, freq } = rule.spec;
   if (wall <= dtstartWall) return dtstartWall;
@@ -151,12 +151,12 @@ export function periodStartAtOrBefore(rule: WallRule, wall: number): number {
       const firstMonth = first.getUTCFullYear() * 12 + first.getUTCMonth();
       const months = target.getUTCFullYear() * 12 + target.getUTCMonth() - firstMonth;
       const month = firstMonth + Math.floor(months / interval) * interval;
-      start = utcDate(Math.floor(month / 12), month % 12, 1);
+      start = wallMs({ year: Math.floor(month / 12), month: (month % 12) + 1, day: 1 });
       break;
     }
     case 'YEARLY': {
       const years = target.getUTCFullYear() - first.getUTCFullYear();
-      start = utcDate(first.getUTCFullYear() + Math.floor(years / interval) * interval, 0, 1);
+      start = wallMs({ year: first.getUTCFullYear() + Math.floor(years / interval) * interval, month: 1, day: 1 });
       break;
     }
   }
@@ -167,10 +167,4 @@ export function periodStartAtOrBefore(rule: WallRule, wall: number): number {
 /** rrule's weekday numbering (Monday 0) of a day count since 1970-01-01, a Thursday. */
 function weekdayOf(day: number): number {
   return (((day + 3) % 7) + 7) % 7;
-}
-
-function utcDate(year: number, month: number, day: number): number {
-  const date = new Date(0);
-  date.setUTCFullYear(year, month, day);
-  return date.getTime();
 }

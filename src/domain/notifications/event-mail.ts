@@ -6,6 +6,7 @@ import rrulePkg from 'rrule';
 import type { Config } from '../../config/schema.js';
 import type { EventExceptionRow } from '../../db/schema.js';
 import { scheduleOf } from '../events/event-times.js';
+import { DAY_MS } from '../time/zones.js';
 import type { EventSnapshot } from './event-snapshot.js';
 import type { CalendarEvent, CalendarException, CalendarTimes } from './ics.js';
 import type { EventNotificationKind } from './outbox.js';
@@ -53,7 +54,7 @@ export function mailText(kind: EventNotificationKind, snapshot: EventSnapshot, r
 }
 
 /** The room and call-in details, as DESCRIPTION of the attachment too. */
-export function joinInfo(snapshot: EventSnapshot, recipient: MailRecipient | undefined, config: Config): string {
+function joinInfo(snapshot: EventSnapshot, recipient: MailRecipient | undefined, config: Config): string {
   const lines = ['How to join:', `  Room: ${snapshot.event.room_id}`];
   if (recipient?.roomInviteCode) {
     lines.push(`  Invite code: ${recipient.roomInviteCode}`);
@@ -88,7 +89,7 @@ function describeRule(rule: string): string {
 function formatRange(t: CalendarTimes): string {
   if (t.isAllDay) {
     const format = new Intl.DateTimeFormat('en-GB', { timeZone: 'UTC', dateStyle: 'full' });
-    const lastDay = new Date(Math.max(t.start.getTime(), t.end.getTime() - 86_400_000));
+    const lastDay = new Date(Math.max(t.start.getTime(), t.end.getTime() - DAY_MS));
     return `${format.formatRange(t.start, lastDay)} (all day)`;
   }
   const format = new Intl.DateTimeFormat('en-GB', { timeZone: t.startZone, dateStyle: 'full', timeStyle: 'short' });
@@ -96,7 +97,7 @@ function formatRange(t: CalendarTimes): string {
 }
 
 /** The first occurrence's times; undefined for a time-independent event. */
-export function eventTimes(snapshot: EventSnapshot): CalendarTimes | undefined {
+function eventTimes(snapshot: EventSnapshot): CalendarTimes | undefined {
   // read from the row as the event service reads it (zone defaults included)
   const s = scheduleOf(snapshot.event);
   return s && { isAllDay: s.isAllDay, start: s.startsAt, startZone: s.startsTz, end: s.endsAt, endZone: s.endsTz };

@@ -32,8 +32,12 @@ export async function readEventSnapshot(trx: Kysely<DB>, eventId: string, actorI
   if (!event) return undefined;
   // one query after another: a transaction is one connection (and PGlite one session)
   const people = await trx.selectFrom('users').select(['id', 'email', 'display_name']).where('id', 'in', [event.created_by, actorId]).execute();
-  const room = await trx.selectFrom('rooms').select('password').where('id', '=', event.room_id).executeTakeFirst();
-  const sip = await trx.selectFrom('sip_configs').select(['sip_id', 'password']).where('room_id', '=', event.room_id).executeTakeFirst();
+  const room = await trx
+    .selectFrom('rooms')
+    .leftJoin('sip_configs', 'sip_configs.room_id', 'rooms.id')
+    .select(['rooms.password', 'sip_configs.sip_id', 'sip_configs.password as sip_pin'])
+    .where('rooms.id', '=', event.room_id)
+    .executeTakeFirst();
   const registered = await trx
     .selectFrom('event_invites')
     .innerJoin('users', 'users.id', 'event_invites.invitee')
@@ -57,7 +61,7 @@ export async function readEventSnapshot(trx: Kysely<DB>, eventId: string, actorI
     creator: person(event.created_by),
     actor: person(actorId),
     roomPassword: room?.password ?? null,
-    sip: sip ? { sipId: sip.sip_id, pin: sip.password } : null,
+    sip: room?.sip_id != null && room.sip_pin != null ? { sipId: room.sip_id, pin: room.sip_pin } : null,
     invitees: [
       ...registered.map((r) => ({ email: r.email, name: r.display_name, role: r.role, status: r.status, roomInviteCode: null })),
       // e-mail invitees have not answered anything: always pending (opentalk.md §12.2)

@@ -15,6 +15,7 @@
 import { escapeText, formatUtcDateTime, joinLines, paramValue } from './ics-format.js';
 import { isUtcZone, recurrenceLines, timeProperty, type TimeForm } from './ics-times.js';
 import { vtimezone } from './vtimezone.js';
+import { DAY_MS } from '../time/zones.js';
 
 export type IcsMethod = 'REQUEST' | 'CANCEL';
 
@@ -63,7 +64,7 @@ export interface CalendarEvent {
 
 const PARTSTAT = { pending: 'NEEDS-ACTION', accepted: 'ACCEPTED', tentative: 'TENTATIVE', declined: 'DECLINED' } as const;
 
-export function eventUid(eventId: string): string {
+function eventUid(eventId: string): string {
   return `${eventId}@convene`;
 }
 
@@ -132,8 +133,7 @@ function times(t: CalendarTimes): string[] {
 
 /** An all-day DTEND is exclusive: an event that ends on the day it starts ends the day after. */
 function endOf(t: CalendarTimes): Date {
-  const dayMs = 86_400_000;
-  if (t.isAllDay && t.end.getTime() < t.start.getTime() + dayMs) return new Date(t.start.getTime() + dayMs);
+  if (t.isAllDay && t.end.getTime() < t.start.getTime() + DAY_MS) return new Date(t.start.getTime() + DAY_MS);
   return t.end;
 }
 

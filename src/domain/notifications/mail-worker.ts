@@ -39,7 +39,7 @@ export interface MailWorkerOptions {
   transport?: MailTransport;
 }
 
-export const RETRY_BASE_MS = 30_000;
+const RETRY_BASE_MS = 30_000;
 export const RETRY_CAP_MS = 3_600_000;
 /** Longer than any send may take (the transport's timeouts below), so a lease never ends mid-send. */
 export const LEASE_MS = 10 * 60_000;

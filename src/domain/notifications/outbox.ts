@@ -56,11 +56,12 @@ export async function queueEventNotification(trx: Kysely<DB>, n: EventNotificati
   }
 
   const ics = attachment(n.kind, snapshot, recipients, n.config, now);
+  const subject = mailSubject(n.kind, snapshot);
   const rows: NewEmailOutboxRow[] = recipients.map((recipient) => ({
     kind: n.kind,
     event_id: n.eventId,
     recipients: [recipient.email],
-    subject: mailSubject(n.kind, snapshot),
+    subject,
     text: mailText(n.kind, snapshot, recipient, n.config),
     ics,
   }));

@@ -7,7 +7,7 @@
  * rrule calls floating time); `LocalTime` is the same reading as fields.
  */
 
-const DAY_MS = 86_400_000;
+export const DAY_MS = 86_400_000;
 const formatters = new Map<string, Intl.DateTimeFormat>();
 
 /** A wall-clock time; `month` 1–12. */
@@ -50,7 +50,7 @@ export function isKnownTimeZone(zone: string): boolean {
 }
 
 /** The zone's UTC offset at an instant, in milliseconds (east of Greenwich is positive). */
-export function zoneOffsetMs(zone: string, instantMs: number): number {
+function zoneOffsetMs(zone: string, instantMs: number): number {
   if (zone === 'UTC') return 0;
   const wholeSecond = instantMs - (((instantMs % 1000) + 1000) % 1000);
   const fields: Record<string, string> = {};
@@ -81,11 +81,14 @@ export function wallToInstant(wall: number, zone: string): number {
   return wall - offsetBefore;
 }
 
-/** The fields as a wall value. setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to the 1900s. */
-export function wallMs(local: LocalTime): number {
+/**
+ * The fields as a wall value (a missing time of day is 00:00:00; out-of-range fields roll over, as
+ * with Date). setUTCFullYear, not Date.UTC: Date.UTC maps years 0–99 to the 1900s.
+ */
+export function wallMs(local: Pick<LocalTime, 'year' | 'month' | 'day'> & Partial<LocalTime>): number {
   const wall = new Date(0);
   wall.setUTCFullYear(local.year, local.month - 1, local.day);
-  wall.setUTCHours(local.hour, local.minute, local.second, 0);
+  wall.setUTCHours(local.hour ?? 0, local.minute ?? 0, local.second ?? 0, 0);
   return wall.getTime();
 }
 

@@ -155,10 +155,9 @@ describe('mail worker', () => {
   });
 
   it('never sends a message twice when several workers drain the same outbox at once', async () => {
-    const { event } = await queueUpdate();
-    const ada = await db.selectFrom('events').select('created_by').where('id', '=', event.id).executeTakeFirstOrThrow();
+    const { ada, event } = await queueUpdate();
     for (let i = 0; i < 9; i++) {
-      await db.transaction().execute((trx) => queueEventNotification(trx, { kind: 'updated', eventId: event.id, actorId: ada.created_by, config }));
+      await db.transaction().execute((trx) => queueEventNotification(trx, { kind: 'updated', eventId: event.id, actorId: ada.id, config }));
     }
     const total = (await outboxRows(db)).length;
     expect(total).toBe(20);

@@ -5,6 +5,7 @@
  */
 import ICAL from 'ical.js';
 import { describe, expect, it } from 'vitest';
+import { occurrences as expandSeries } from '../../../src/domain/events/recurrence.js';
 import { buildCalendar, type CalendarEvent } from '../../../src/domain/notifications/ics.js';
 import { parseCalendar } from '../../support/notifications.js';
 
@@ -203,6 +204,18 @@ describe('buildCalendar', () => {
     for (let next = iterator.next(); next; next = iterator.next()) dates.push(next.toString());
     expect(dates).toEqual(['2030-03-29', '2030-03-30', '2030-04-01', '2030-04-02']);
     expect(events[0]!.startDate.isDate).toBe(true);
+  });
+
+  it('writes the dates of an all-day series as written, whatever zone its values carry, as the instance expansion reads them', () => {
+    const times = { isAllDay: true, start: new Date('2030-03-29T00:00:00Z'), startZone: 'Europe/Berlin', end: new Date('2030-03-29T00:00:00Z'), endZone: 'Europe/Berlin' };
+    // 00:30 Berlin and 10:00 Auckland are both on the day before in UTC
+    const pattern = ['RRULE:FREQ=DAILY;UNTIL=20300403T003000', 'EXDATE:20300331T003000', 'RDATE;TZID=Pacific/Auckland:20300410T100000'];
+    const ics = buildCalendar('REQUEST', event({ times, pattern }), NOW);
+    expect(ics).toContain('RRULE:FREQ=DAILY;UNTIL=20300403\r\n');
+    expect(ics).toContain('EXDATE;VALUE=DATE:20300331\r\n');
+    expect(ics).toContain('RDATE;VALUE=DATE:20300410\r\n');
+    const expanded = expandSeries({ start: times.start, timezone: times.startZone, isAllDay: true, pattern }, { durationMs: 0, limit: 10 });
+    expect(expanded.map((date) => date.toISOString().slice(0, 10).replace(/-/g, ''))).toEqual(['20300329', '20300330', '20300401', '20300402', '20300403', '20300410']);
   });
 
   it('writes UTC events with Z and no VTIMEZONE', () => {
