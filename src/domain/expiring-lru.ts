@@ -1,7 +1,8 @@
 /**
  * A bounded LRU map whose entries also expire at a given instant. It remembers verified access tokens
  * until their `exp` (a known token costs a hash and a lookup, not a signature check) and the users of
- * recent requests for a few seconds (a burst of requests costs one query).
+ * recent requests for a few seconds (a burst of requests costs one query). With `maxEntries` Infinity
+ * it is a plain expiring map (the in-process signaling store and rate limiter), emptied by `sweep`.
  */
 export class ExpiringLru<V> {
   private readonly entries = new Map<string, { value: V; expiresAtMs: number }>();
@@ -33,6 +34,12 @@ export class ExpiringLru<V> {
 
   delete(key: string): void {
     this.entries.delete(key);
+  }
+
+  /** Drops every expired entry, for entries nobody touches again. */
+  sweep(): void {
+    const now = this.now();
+    for (const [key, entry] of this.entries) if (entry.expiresAtMs <= now) this.entries.delete(key);
   }
 
   get size(): number {

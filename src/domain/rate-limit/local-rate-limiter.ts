@@ -1,5 +1,6 @@
 /** The in-process rate limiter: correct for one instance; several instances need the Redis one. */
 import { systemClock, type Clock } from '../clock.js';
+import { ExpiringLru } from '../expiring-lru.js';
 import { limitOf, tooManyAttempts, type AttemptKey, type RateLimiter, type RateLimitPolicy } from './rate-limiter.js';
 
 interface Window {
@@ -11,35 +12,25 @@ interface Window {
 const SWEEP_THRESHOLD = 10_000;
 
 export function createLocalRateLimiter(policy: RateLimitPolicy, clock: Clock = systemClock): RateLimiter {
-  const windows = new Map<string, Window>();
-
-  const current = (key: string): Window | undefined => {
-    const window = windows.get(key);
-    if (window && window.endsAtMs <= clock()) {
-      windows.delete(key);
-      return undefined;
-    }
-    return window;
-  };
-
-  const sweep = () => {
-    const now = clock();
-    for (const [key, window] of windows) if (window.endsAtMs <= now) windows.delete(key);
-  };
+  // unbounded: evicting a window to make room would hand its failures back to an attacker
+  const windows = new ExpiringLru<Window>(Infinity, clock);
 
   return {
     async check(keys: readonly AttemptKey[]) {
       for (const { scope, key } of keys) {
-        const window = current(key);
+        const window = windows.get(key);
         if (window && window.failures >= limitOf(policy, scope)) throw tooManyAttempts(window.endsAtMs - clock());
       }
     },
     async recordFailure(keys: readonly AttemptKey[]) {
-      if (windows.size > SWEEP_THRESHOLD) sweep();
+      if (windows.size > SWEEP_THRESHOLD) windows.sweep();
       for (const { key } of keys) {
-        const window = current(key);
+        const window = windows.get(key);
         if (window) window.failures += 1;
-        else windows.set(key, { failures: 1, endsAtMs: clock() + policy.windowSeconds * 1000 });
+        else {
+          const endsAtMs = clock() + policy.windowSeconds * 1000;
+          windows.set(key, { failures: 1, endsAtMs }, endsAtMs);
+        }
       }
     },
     async reset(keys: readonly AttemptKey[]) {

@@ -11,9 +11,11 @@ import type { DB } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
 import type { SignalingStore } from '../../signaling/store/signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
+import { isInviteCodeFormat } from '../invites/invite-code.js';
+import { findValidInvite } from '../invites/invites.repository.js';
 import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
-import { isBannedFromRoom, findSipConfigByCallInId, findValidRoomInvite } from './start.repository.js';
+import { isBannedFromRoom, findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
 import { issueTicket, type IssuedTicket } from './ticket-issuer.js';
 
@@ -41,6 +43,12 @@ const invalidCallInCredentials = () =>
   errors.badRequest('invalid_credentials', 'The given call-in id and pin combination is not valid');
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */
 const NO_PIN = '\u0000no-pin';
+/**
+ * The path's room id in the one spelling the database answers. PostgreSQL reads a uuid in any case,
+ * but the ticket (the signaling room it names) and the rate limiter's per-room count must not
+ * depend on how the caller wrote it.
+ */
+const canonicalRoomId = (roomId: string) => roomId.toLowerCase();
 
 export function createStartService({ db, signalingStore, rateLimiter, clock = systemClock }: StartServiceDeps): StartService {
   /** A room password check counted against the caller's address and the room. */
@@ -52,7 +60,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
   };
 
   return {
-    async startAsUser(userId, roomId, request, source) {
+    async startAsUser(userId, pathRoomId, request, source) {
+      const roomId = canonicalRoomId(pathRoomId);
       const access = await requireRoomAccess(db, userId, roomId);
       // a banned invitee learns nothing more than a stranger (no 403 in the contract)
       if (access.kind !== 'owner' && (await isBannedFromRoom(db, roomId, userId))) throw errors.notFound();
@@ -63,14 +72,18 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
     },
 
-    async startAsGuest(roomId, request, source) {
-      let room: { password: string | null } | undefined;
+    async startAsGuest(pathRoomId, request, source) {
+      const roomId = canonicalRoomId(pathRoomId);
+      let invite: { room_password: string | null } | undefined;
       const validInvite = await guardAttempt(rateLimiter, attemptKeys('invite', source, roomId), async () => {
-        room = await findValidRoomInvite(db, roomId, request.invite_code, new Date(clock()));
-        return room !== undefined;
+        const found = isInviteCodeFormat(request.invite_code)
+          ? await findValidInvite(db, request.invite_code, new Date(clock()))
+          : undefined;
+        invite = found?.room_id === roomId ? found : undefined; // a code of another room opens nothing here
+        return invite !== undefined;
       });
-      if (!validInvite || !room) throw errors.notFound();
-      if (room.password !== null) await requirePassword(roomId, room.password, request.password, source);
+      if (!validInvite || !invite) throw errors.notFound();
+      if (invite.room_password !== null) await requirePassword(roomId, invite.room_password, request.password, source);
       rejectBreakoutRoom(request.breakout_room);
       const who = { kind: 'guest', inviteCode: request.invite_code.toLowerCase() } as const;
       return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });

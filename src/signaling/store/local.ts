@@ -1,57 +1,23 @@
 /** The in-process signaling store: one instance only (without Redis). Expiry follows the injected clock. */
 import { systemClock, type Clock } from '../../domain/clock.js';
+import { ExpiringLru } from '../../domain/expiring-lru.js';
 import {
   RESUMPTION_TTL_SECONDS,
   TICKET_TTL_SECONDS,
   sameParticipant,
-  type ResumptionRecord,
   type SignalingStore,
+  type StoredResumption,
   type TicketData,
 } from './signaling-store.js';
-
-interface Expiring<V> {
-  value: V;
-  expiresAtMs: number;
-}
-
-/** A map whose entries vanish at their expiry; expired entries are dropped when touched or swept. */
-class ExpiringMap<V> {
-  private readonly entries = new Map<string, Expiring<V>>();
-  constructor(private readonly clock: Clock) {}
-
-  get(key: string): V | undefined {
-    const entry = this.entries.get(key);
-    if (entry && entry.expiresAtMs <= this.clock()) {
-      this.entries.delete(key);
-      return undefined;
-    }
-    return entry?.value;
-  }
-  set(key: string, value: V, ttlSeconds: number): void {
-    this.entries.set(key, { value, expiresAtMs: this.clock() + ttlSeconds * 1000 });
-  }
-  delete(key: string): void {
-    this.entries.delete(key);
-  }
-  sweep(): void {
-    const now = this.clock();
-    for (const [key, entry] of this.entries) if (entry.expiresAtMs <= now) this.entries.delete(key);
-  }
-  clear(): void {
-    this.entries.clear();
-  }
-}
-
-interface StoredResumption extends ResumptionRecord {
-  connected: boolean;
-}
 
 /** Sweep interval for entries nobody touches again (abandoned tickets, tokens never resumed). */
 const SWEEP_INTERVAL_MS = 60_000;
 
 export function createLocalSignalingStore(clock: Clock = systemClock): SignalingStore {
-  const tickets = new ExpiringMap<TicketData>(clock);
-  const resumptions = new ExpiringMap<StoredResumption>(clock);
+  // unbounded: an entry leaves at its expiry or when taken, never to make room
+  const tickets = new ExpiringLru<TicketData>(Infinity, clock);
+  const resumptions = new ExpiringLru<StoredResumption>(Infinity, clock);
+  const expiry = (ttlSeconds: number) => clock() + ttlSeconds * 1000;
   const sweeper = setInterval(() => {
     tickets.sweep();
     resumptions.sweep();
@@ -61,7 +27,7 @@ export function createLocalSignalingStore(clock: Clock = systemClock): Signaling
   return {
     async putTicket(ticket, data) {
       if (tickets.get(ticket) !== undefined) return false;
-      tickets.set(ticket, structuredClone(data), TICKET_TTL_SECONDS);
+      tickets.set(ticket, structuredClone(data), expiry(TICKET_TTL_SECONDS));
       return true;
     },
     async takeTicket(ticket) {
@@ -70,17 +36,17 @@ export function createLocalSignalingStore(clock: Clock = systemClock): Signaling
       return data;
     },
     async saveResumption(token, record) {
-      resumptions.set(token, { ...structuredClone(record), connected: true }, RESUMPTION_TTL_SECONDS);
+      resumptions.set(token, { ...structuredClone(record), connected: true }, expiry(RESUMPTION_TTL_SECONDS));
     },
     async refreshResumption(token) {
       const stored = resumptions.get(token);
       if (!stored) return false;
-      resumptions.set(token, stored, RESUMPTION_TTL_SECONDS);
+      resumptions.set(token, stored, expiry(RESUMPTION_TTL_SECONDS));
       return true;
     },
     async markDisconnected(token) {
       const stored = resumptions.get(token);
-      if (stored) resumptions.set(token, { ...stored, connected: false }, RESUMPTION_TTL_SECONDS);
+      if (stored) resumptions.set(token, { ...stored, connected: false }, expiry(RESUMPTION_TTL_SECONDS));
     },
     async takeResumption(token, roomId, expected) {
       const stored = resumptions.get(token);

@@ -8,17 +8,13 @@ import {
   RESUMPTION_TTL_SECONDS,
   TICKET_TTL_SECONDS,
   sameParticipant,
-  type ResumptionRecord,
   type SignalingStore,
+  type StoredResumption,
   type TicketData,
 } from './signaling-store.js';
 
 const ticketKey = (ticket: string) => `convene:signaling:ticket:${ticket}`;
 const resumptionKey = (token: string) => `convene:signaling:resumption:${token}`;
-
-interface StoredResumption extends ResumptionRecord {
-  connected: boolean;
-}
 
 /** Deletes the key only if it still holds the value read: a take racing another take or a reconnect loses. */
 const DELETE_IF_UNCHANGED = `

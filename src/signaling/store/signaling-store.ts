@@ -23,8 +23,6 @@ export type ParticipantIdentity =
   | { kind: 'guest'; inviteCode: string }
   | { kind: 'sip'; sipId: string };
 
-export type ParticipantKind = ParticipantIdentity['kind'];
-
 export interface TicketData {
   participantId: string;
   roomId: string;
@@ -41,6 +39,11 @@ export interface ResumptionRecord {
   participantId: string;
   roomId: string;
   who: ParticipantIdentity;
+}
+
+/** A record as both stores keep it: connected until the session drops. */
+export interface StoredResumption extends ResumptionRecord {
+  connected: boolean;
 }
 
 export type ResumptionTake =

@@ -2,18 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { createIdentity } from '../../../src/domain/identity/identity.js';
 import type { Identity } from '../../../src/domain/identity/identity.js';
-import { AppError } from '../../../src/http/errors.js';
 import { startTestIssuer } from '../../support/oidc-issuer.js';
 import type { TestIssuer } from '../../support/oidc-issuer.js';
-
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
-  const error = await promise.then(
-    () => undefined,
-    (e: unknown) => e,
-  );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
-}
+import { rejection } from '../../support/users.js';
 
 let issuer: TestIssuer;
 let identity: Identity;

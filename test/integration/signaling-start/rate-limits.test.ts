@@ -69,6 +69,14 @@ describe('room passwords (start_room)', () => {
     expect((await startRoom(app, other, withPassword('other', freshSource()))).status).toBe(200);
   });
 
+  it('count the room once, however the path writes its id', async () => {
+    const spellings = [roomId, roomId.toUpperCase(), roomId.replace(/[a-f]/, (c) => c.toUpperCase())];
+    for (let i = 0; i < limits.failures_per_target; i++) {
+      expect((await startRoom(app, spellings[i % spellings.length]!, withPassword('wrong', freshSource()))).status).toBe(401);
+    }
+    expectTooMany(await startRoom(app, roomId.toUpperCase(), withPassword('correct-horse', freshSource())));
+  });
+
   it('do not count successes, nor the owner who needs no password', async () => {
     const source = freshSource();
     for (let i = 0; i < limits.failures_per_source + 2; i++) {

@@ -40,6 +40,12 @@ describe('an invite code', () => {
     });
   });
 
+  it('names the room and the code in one spelling, however the request writes them', async () => {
+    const res = await startInvited(app, roomId.toUpperCase(), { invite_code: code.toUpperCase() });
+    expect(res.status).toBe(200);
+    expect(await redeem(app, res.body.ticket)).toMatchObject({ roomId, who: { kind: 'guest', inviteCode: code } });
+  });
+
   it('works whatever Authorization header comes along (the operation takes none)', async () => {
     const res = await post(app, `/v1/rooms/${roomId}/start_invited`, { token: 'whatever', body: { invite_code: code } });
     expect(res.status).toBe(200);

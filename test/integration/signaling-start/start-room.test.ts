@@ -43,6 +43,12 @@ describe('who may start a room', () => {
     });
   });
 
+  it('names the room in one spelling, however the path writes its id', async () => {
+    const res = await startRoom(app, roomId.toUpperCase(), { token: invitee.accessToken });
+    expect(res.status).toBe(200);
+    expect((await redeem(app, res.body.ticket)).roomId).toBe(roomId);
+  });
+
   it('answers 404 to a stranger, as if the room did not exist', async () => {
     const res = await startRoom(app, roomId, { token: stranger.accessToken });
     expect(res.status).toBe(404);

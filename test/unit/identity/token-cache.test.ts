@@ -39,6 +39,17 @@ describe('ExpiringLru', () => {
     expect(cache.get('9999')).toBe(9999);
     expect(cache.get('0')).toBeUndefined();
   });
+
+  it('sweeps out the expired entries nobody asks for again, and only those', () => {
+    let now = 0;
+    const cache = new ExpiringLru<number>(Infinity, () => now);
+    cache.set('short', 1, 10);
+    cache.set('long', 2, 20);
+    now = 10;
+    cache.sweep();
+    expect(cache.size).toBe(1);
+    expect(cache.get('long')).toBe(2);
+  });
 });
 
 describe('tokenCacheKey', () => {

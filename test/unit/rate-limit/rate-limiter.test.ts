@@ -8,48 +8,20 @@ import { createLocalRateLimiter } from '../../../src/domain/rate-limit/local-rat
 import { attemptKeys, guardAttempt, type RateLimiter, type RateLimitPolicy } from '../../../src/domain/rate-limit/rate-limiter.js';
 import { createRedisRateLimiter } from '../../../src/domain/rate-limit/redis-rate-limiter.js';
 import { AppError } from '../../../src/http/errors.js';
-import { advanceRedisKeys, redisUrl, runTag, useTestRedis } from '../../support/redis-time.js';
+import { clockedSubjects, runTag } from '../../support/redis-time.js';
 
 const policy: RateLimitPolicy = { windowSeconds: 300, failuresPerSource: 3, failuresPerTarget: 5 };
-
-interface Subject {
-  limiters: RateLimiter[];
-  advance(ms: number): Promise<void>;
-  /** How close to the window's end the subject can be checked (Redis's clock keeps running). */
-  edgeMs: number;
-}
 
 const tag = runTag();
 let counter = 0;
 /** Keys of a fresh source and target, unique to the run. */
 const freshKeys = (kind = 'pw') => attemptKeys(kind, `${tag}-src-${++counter}`, `${tag}-room-${counter}`);
 
-const connectRedis = useTestRedis();
-
-const subjects: [string, () => Subject][] = [
-  [
-    'local',
-    () => {
-      let now = 1_700_000_000_000;
-      return { limiters: [createLocalRateLimiter(policy, () => now)], advance: async (ms) => void (now += ms), edgeMs: 1 };
-    },
-  ],
-];
-if (redisUrl) {
-  subjects.push([
-    'redis',
-    () => {
-      const [a, b] = [connectRedis(), connectRedis()];
-      return {
-        limiters: [createRedisRateLimiter(a, policy), createRedisRateLimiter(b, policy)],
-        advance: (ms) => advanceRedisKeys(a, `convene:rl:*${tag}*`, ms),
-        edgeMs: 1_000,
-      };
-    },
-  ]);
-} else {
-  console.log('REDIS_URL is not set: the Redis rate limiter is not tested in this run');
-}
+const subjects = clockedSubjects('rate limiter', {
+  local: (clock) => createLocalRateLimiter(policy, clock),
+  redis: (client) => createRedisRateLimiter(client, policy),
+  redisKeys: `convene:rl:*${tag}*`,
+});
 
 /** The 429 the check throws, or undefined when it lets the attempt through. */
 async function refusal(limiter: RateLimiter, keys: ReturnType<typeof attemptKeys>): Promise<AppError | undefined> {
@@ -69,13 +41,13 @@ async function fail(limiters: RateLimiter[], keys: ReturnType<typeof attemptKeys
 
 describe.each(subjects)('%s rate limiter', (_name, make) => {
   const subject = make();
-  const limiter = subject.limiters.at(-1)!;
+  const limiter = subject.instances.at(-1)!;
 
   it('lets a source make its last allowed attempt, and refuses the next with 429 and Retry-After', async () => {
     const keys = freshKeys();
-    await fail(subject.limiters, keys, policy.failuresPerSource - 1);
+    await fail(subject.instances, keys, policy.failuresPerSource - 1);
     expect(await refusal(limiter, keys)).toBeUndefined();
-    await fail(subject.limiters, keys, 1);
+    await fail(subject.instances, keys, 1);
     const refused = await refusal(limiter, keys);
     expect(refused?.status).toBe(429);
     expect(refused?.code).toBe('too_many_requests');
@@ -86,15 +58,15 @@ describe.each(subjects)('%s rate limiter', (_name, make) => {
   it('limits a target over many sources at its own limit', async () => {
     const target = `${tag}-target-${++counter}`;
     const sourceOf = (i: number) => attemptKeys('pw', `${tag}-many-${counter}-${i}`, target);
-    for (let i = 0; i < policy.failuresPerTarget - 1; i++) await fail(subject.limiters, sourceOf(i), 1);
+    for (let i = 0; i < policy.failuresPerTarget - 1; i++) await fail(subject.instances, sourceOf(i), 1);
     expect(await refusal(limiter, sourceOf(100))).toBeUndefined();
-    await fail(subject.limiters, sourceOf(policy.failuresPerTarget), 1);
+    await fail(subject.instances, sourceOf(policy.failuresPerTarget), 1);
     expect((await refusal(limiter, sourceOf(101)))?.status).toBe(429);
   });
 
   it('counts keys apart: other sources, targets and kinds are unaffected', async () => {
     const keys = freshKeys();
-    await fail(subject.limiters, keys, policy.failuresPerSource);
+    await fail(subject.instances, keys, policy.failuresPerSource);
     expect(await refusal(limiter, freshKeys())).toBeUndefined();
     expect(await refusal(limiter, [keys[1]!])).toBeUndefined(); // the target alone is below its limit
     expect((await refusal(limiter, [keys[0]!]))?.status).toBe(429);
@@ -102,7 +74,7 @@ describe.each(subjects)('%s rate limiter', (_name, make) => {
 
   it('counts down Retry-After and opens again when the window ends', async () => {
     const keys = freshKeys();
-    await fail(subject.limiters, keys, policy.failuresPerSource);
+    await fail(subject.instances, keys, policy.failuresPerSource);
     await subject.advance(100_000);
     const retryAfter = Number((await refusal(limiter, keys))?.headers?.['retry-after']);
     expect(retryAfter).toBeGreaterThanOrEqual(199);
@@ -115,9 +87,9 @@ describe.each(subjects)('%s rate limiter', (_name, make) => {
 
   it('starts the window at the first failure: later failures do not extend it', async () => {
     const keys = freshKeys();
-    await fail(subject.limiters, keys, 1);
+    await fail(subject.instances, keys, 1);
     await subject.advance(250_000);
-    await fail(subject.limiters, keys, policy.failuresPerSource - 1);
+    await fail(subject.instances, keys, policy.failuresPerSource - 1);
     expect((await refusal(limiter, keys))?.status).toBe(429);
     await subject.advance(50_000);
     expect(await refusal(limiter, keys)).toBeUndefined();
@@ -125,8 +97,8 @@ describe.each(subjects)('%s rate limiter', (_name, make) => {
 
   it('forgets a key on reset', async () => {
     const keys = freshKeys();
-    await fail(subject.limiters, keys, policy.failuresPerSource);
-    await subject.limiters[0]!.reset([keys[0]!]);
+    await fail(subject.instances, keys, policy.failuresPerSource);
+    await subject.instances[0]!.reset([keys[0]!]);
     expect(await refusal(limiter, keys)).toBeUndefined();
   });
 

@@ -7,15 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { createRedisSignalingStore } from '../../../src/signaling/store/redis.js';
 import type { ParticipantIdentity, SignalingStore, TicketData } from '../../../src/signaling/store/signaling-store.js';
-import { advanceRedisKeys, redisUrl, runTag, useTestRedis } from '../../support/redis-time.js';
-
-interface Subject {
-  /** Two stores over the same state (two instances); the local store has only one. */
-  stores: SignalingStore[];
-  advance(ms: number): Promise<void>;
-  /** How close to an expiry instant the subject can be checked: 1 ms with a fake clock; Redis's own clock keeps running meanwhile. */
-  edgeMs: number;
-}
+import { clockedSubjects, runTag } from '../../support/redis-time.js';
 
 const tag = runTag();
 let counter = 0;
@@ -38,38 +30,16 @@ const ticketData = (overrides: Partial<TicketData> = {}): TicketData => ({
   ...overrides,
 });
 
-const connectRedis = useTestRedis();
-
-const subjects: [string, () => Subject][] = [
-  [
-    'local',
-    () => {
-      let now = 1_700_000_000_000;
-      const store = createLocalSignalingStore(() => now);
-      return { stores: [store], advance: async (ms) => void (now += ms), edgeMs: 1 };
-    },
-  ],
-];
-if (redisUrl) {
-  subjects.push([
-    'redis',
-    () => {
-      const [a, b] = [connectRedis(), connectRedis()];
-      return {
-        stores: [createRedisSignalingStore(a), createRedisSignalingStore(b)],
-        advance: (ms) => advanceRedisKeys(a, `convene:signaling:*${tag}*`, ms),
-        edgeMs: 1_000,
-      };
-    },
-  ]);
-} else {
-  console.log('REDIS_URL is not set: the Redis signaling store is not tested in this run');
-}
+const subjects = clockedSubjects('signaling store', {
+  local: (clock) => createLocalSignalingStore(clock),
+  redis: (client) => createRedisSignalingStore(client),
+  redisKeys: `convene:signaling:*${tag}*`,
+});
 
 describe.each(subjects)('%s signaling store', (_name, make) => {
   const subject = make();
-  const [store] = subject.stores as [SignalingStore, ...SignalingStore[]];
-  const other = subject.stores.at(-1)!;
+  const [store] = subject.instances as [SignalingStore, ...SignalingStore[]];
+  const other = subject.instances.at(-1)!;
 
   describe('tickets', () => {
     it('hands a ticket out once, with the data it was stored with', async () => {
@@ -106,7 +76,7 @@ describe.each(subjects)('%s signaling store', (_name, make) => {
     it('lets exactly one of many concurrent takes redeem a ticket', async () => {
       const ticket = token();
       await store.putTicket(ticket, ticketData());
-      const takes = await Promise.all(Array.from({ length: 10 }, (_, i) => subject.stores[i % subject.stores.length]!.takeTicket(ticket)));
+      const takes = await Promise.all(Array.from({ length: 10 }, (_, i) => subject.instances[i % subject.instances.length]!.takeTicket(ticket)));
       expect(takes.filter((t) => t !== undefined)).toHaveLength(1);
     });
   });
@@ -191,7 +161,7 @@ describe.each(subjects)('%s signaling store', (_name, make) => {
       await store.saveResumption(t, record());
       await store.markDisconnected(t);
       const takes = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => subject.stores[i % subject.stores.length]!.takeResumption(t, ROOM, ada)),
+        Array.from({ length: 10 }, (_, i) => subject.instances[i % subject.instances.length]!.takeResumption(t, ROOM, ada)),
       );
       expect(takes.filter((take) => take.outcome === 'resumed')).toHaveLength(1);
     });
