@@ -93,7 +93,7 @@ const tariffDefinitionSchema = {
   },
 } as const;
 
-export const DEFAULT_SIGNALING_PROTOCOLS = [
+const DEFAULT_SIGNALING_PROTOCOLS = [
   'service-signaling-json-v1.0',
   'opentalk-signaling-json-v1.0',
   'k3k-signaling-json-v1.0',

@@ -42,7 +42,7 @@ function parseInt8(text: string): number | string {
  * Where pg and PGlite differ by default (toolchain §4.5, gotchas 22–23): int8 (string vs number),
  * date (local vs UTC midnight, depending on the process TZ) and interval (object vs string).
  */
-export const typeParsers: Record<number, (text: string) => unknown> = {
+const typeParsers: Record<number, (text: string) => unknown> = {
   [OID.INT8]: parseInt8,
   [OID.DATE]: (text) => text,
   [OID.INTERVAL]: (text) => text,

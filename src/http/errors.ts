@@ -51,7 +51,7 @@ export class AppError extends Error {
 }
 
 /** Every error code links to its entry in the rendered API reference. */
-export function documentationUrl(code: string): string {
+function documentationUrl(code: string): string {
   return `/docs#error-${code}`;
 }
 

@@ -21,7 +21,7 @@ function withParams(url: URL, params: Record<string, string>): string {
 }
 
 /** `first`/`prev` when past page 1, `next`/`last` while pages remain; undefined when there is nothing to link. */
-export function pageLinks(url: URL, { page, per_page }: PageQuery, total: number): string | undefined {
+function pageLinks(url: URL, { page, per_page }: PageQuery, total: number): string | undefined {
   const last = Math.max(1, Math.ceil(total / per_page));
   const link = (p: number, rel: string) =>
     `<${withParams(url, { page: String(p), per_page: String(per_page) })}>; rel="${rel}"`;

@@ -17,10 +17,10 @@ class OpenApi31Backend extends OpenAPIBackend {
   }
 }
 
-export interface ValidatedRequest {
+/** The coerced path parameters and query; a JSON body is validated where it lies (Ajv fills its defaults in place). */
+interface ValidatedRequest {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
-  body: unknown;
 }
 
 export interface RequestValidator {
@@ -74,7 +74,6 @@ export async function createRequestValidator(definition: Record<string, any>): P
       return {
         params: (result.coerced?.params as Record<string, unknown>) ?? {},
         query: (result.coerced?.query as Record<string, unknown>) ?? {},
-        body: request.body,
       };
     },
   };
@@ -102,7 +101,7 @@ const CODES: Record<string, string> = {
 };
 
 /** Ajv's instancePath (`/requestBody/starts_at/datetime`, `/query/per_page`) → `starts_at.datetime`, `per_page`. */
-export function toFieldErrors(list: ErrorObject[]): FieldError[] {
+function toFieldErrors(list: ErrorObject[]): FieldError[] {
   const seen = new Set<string>();
   const out: FieldError[] = [];
   for (const e of list) {

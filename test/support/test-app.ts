@@ -8,11 +8,12 @@ import { afterAll, beforeAll, beforeEach } from 'vitest';
 import type { Kysely } from 'kysely';
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
 import type { paths } from '../../generated/openapi.js';
-import { operations, type OperationId } from '../../generated/operations.js';
+import { openapiDocument } from '../../generated/openapi-document.js';
+import type { OperationId } from '../../generated/operations.js';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { DB } from '../../src/db/schema.js';
-import { RouteTable } from '../../src/http/routes.js';
+import { buildRoutes } from '../../src/http/app.js';
 import { createConvene, type Convene } from '../../src/server.js';
 import { pino } from 'pino';
 import { checkResponse, operationFor } from './contract.js';
@@ -96,17 +97,20 @@ async function instance(
   db: Awaited<ReturnType<typeof createTestDatabase>>,
   overrides: DeepPartial<Config>,
 ): Promise<TestApp> {
+  // the test's overrides are merged into each of these sections, so `oidc: { admin_api_url }` keeps the issuer
+  const base: Record<string, object> = {
+    http: { host: '127.0.0.1', port: 0 },
+    database: { in_memory: true },
+    oidc: { issuer: issuer.issuer, client_id: 'convene' },
+    dev: { identity_provider: false },
+    logging: { level: 'silent' },
+  };
+  const merged: Record<string, unknown> = { ...overrides };
+  for (const [section, values] of Object.entries(base)) merged[section] = { ...values, ...(overrides as Record<string, object>)[section] };
   const config = loadConfig({
     file: false, // independent of a developer's ./convene.toml
     env: {},
-    overrides: {
-      http: { host: '127.0.0.1', port: 0 },
-      database: { in_memory: true },
-      oidc: { issuer: issuer.issuer, client_id: 'convene' },
-      dev: { identity_provider: false },
-      logging: { level: 'silent' },
-      ...overrides,
-    },
+    overrides: merged,
   });
   const convene = await createConvene(config, { database: db.database, logger: pino({ level: 'silent' }) });
   const address: AddressInfo = await convene.listen(0, '127.0.0.1');
@@ -151,9 +155,8 @@ async function instance(
 const cap = (s: string) => s.charAt(0).toUpperCase() + s.slice(1);
 
 // The service's own route table tells which operation a raw request belongs to (for checking it).
-const routes = new RouteTable<OperationId>();
-for (const [id, op] of Object.entries(operations)) routes.add(op.method, id === 'get_health' ? op.path : `/v1${op.path}`, id as OperationId);
+const routes = buildRoutes(openapiDocument).table;
 
 function operationOf(method: string, path: string): OperationId | undefined {
-  return routes.match(method, path).route;
+  return routes.match(method, path).route?.operationId;
 }

@@ -1,12 +1,7 @@
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { describe, expect, it } from 'vitest';
+import { useTestApp } from '../../support/test-app.js';
 
-let app: TestApp;
-beforeAll(async () => {
-  app = await startTestApp();
-});
-afterAll(() => app?.close());
-beforeEach(() => app.reset());
+const app = useTestApp();
 
 const post = (body: unknown, headers: Record<string, string> = { 'content-type': 'application/json' }) =>
   app.request('POST', '/v1/auth/login', { headers, body: typeof body === 'string' ? body : JSON.stringify(body) });

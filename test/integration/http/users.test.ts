@@ -50,6 +50,16 @@ describe('patch_me', () => {
     expect(JSON.parse(res.text_).title).toBe('Dr.');
   });
 
+  it('refuses a body that is not JSON with 415 and one over the body limit with 413', async () => {
+    const headers = (type: string) => ({ authorization: `Bearer ${alice.accessToken}`, 'content-type': type });
+    const form = await app.request('PATCH', '/v1/users/me', { headers: headers('application/x-www-form-urlencoded'), body: 'title=Dr.' });
+    expect(form.status).toBe(415);
+    expect(JSON.parse(form.text_)).toMatchObject({ code: 'invalid_content_type', status: '415' });
+    const huge = await app.request('PATCH', '/v1/users/me', { headers: headers('application/json'), body: JSON.stringify({ title: 'x'.repeat(1024 * 1024) }) });
+    expect(huge.status).toBe(413);
+    expect(JSON.parse(huge.text_)).toMatchObject({ code: 'payload_too_large', status: '413' });
+  });
+
   it('refuses a display name that is blank after trimming', async () => {
     const res = await patchMe(alice.accessToken, { display_name: '   ' });
     expect(res.status).toBe(400);
@@ -174,8 +184,6 @@ describe('find_users', () => {
       const withKc = await app.withConfig({
         endpoints: { users_find_use_kc: true },
         oidc: {
-          issuer: app.issuer.issuer,
-          client_id: 'convene',
           admin_api_url: kc.adminApiUrl,
           admin_client_id: 'convene-admin',
           admin_client_secret: 's3cret',
