@@ -133,7 +133,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const handler = handlers[route.operationId] as Handler<OperationId>;
       const reply = await handler({
         operationId: route.operationId,
-        params: valid.params as never,
+        params: canonicalIds(valid.params) as never,
         query: valid.query as never,
         body: req.body as never, // JSON validated above (defaults filled in place); raw bytes as sent
         caller,
@@ -160,6 +160,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   return { app, metrics, warmUp: () => validator.warmUp() };
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * A uuid in the path names the same row in any case (PostgreSQL reads both), so handlers see one
+ * spelling: the ids they put into tickets, rate-limit keys and links must not depend on the caller's.
+ */
+function canonicalIds(params: Record<string, unknown>): Record<string, unknown> {
+  for (const [name, value] of Object.entries(params)) {
+    if (typeof value === 'string' && UUID.test(value)) params[name] = value.toLowerCase();
+  }
+  return params;
 }
 
 type ReplyShape = {

@@ -1,8 +1,8 @@
 /**
  * Fixtures of the rooms and SIP integration tests (test/integration/rooms): rooms created through
  * the API, and what other areas own written straight into the database (an event using a room, an
- * event invite that makes a user an invitee, a room invite code, a streaming target, an asset row),
- * so that these tests do not depend on the events, invites or assets operations.
+ * event invite that makes a user an invitee), so that these tests do not depend on the events
+ * operations. Room invite codes come from `insertInvite` (./invites.ts).
  */
 import { expect } from 'vitest';
 import type { components } from '../../generated/openapi.js';
@@ -58,16 +58,6 @@ export async function createEventFor(
 /** Makes `invitee` an invitee of the event (and so a reader of its room). */
 export async function inviteToEvent(app: TestApp, eventId: string, invitee: TestUser, by: TestUser): Promise<void> {
   await dbOf(app).insertInto('event_invites').values({ event_id: eventId, invitee: invitee.id, created_by: by.id }).execute();
-}
-
-/** A room invite code of the room, active, expiring at `expiration` (null: never). */
-export async function createRoomInvite(app: TestApp, roomId: string, by: TestUser, expiration: Date | null = null): Promise<string> {
-  const row = await dbOf(app)
-    .insertInto('room_invites')
-    .values({ room_id: roomId, created_by: by.id, updated_by: by.id, expiration })
-    .returning('code')
-    .executeTakeFirstOrThrow();
-  return row.code;
 }
 
 export interface RoomWithParties {

@@ -45,7 +45,7 @@ export interface AssetServiceDeps {
 }
 
 /** Uploaded files (as opposed to ones a signaling module produces) are of this kind. */
-export const UPLOAD_KIND = 'upload';
+const UPLOAD_KIND = 'upload';
 
 const storageExceeded = (quota: number) =>
   new AppError(413, 'storage_exceeded', `Storing this file would exceed the tariff's storage quota of ${quota} bytes`);

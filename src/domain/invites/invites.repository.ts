@@ -5,7 +5,7 @@
 import type { Kysely, Transaction } from 'kysely';
 
 import { countAndPage } from '../../db/paging.js';
-import type { DB, RoomInviteRow, UserRow } from '../../db/schema.js';
+import type { DB, RoomInviteRow } from '../../db/schema.js';
 import type { PageRequest } from '../users/user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -78,9 +78,4 @@ export async function findValidInvite(
     .where('room_invites.active', '=', true)
     .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)]))
     .executeTakeFirst();
-}
-
-export async function findUsersByIds(db: Db, ids: readonly string[]): Promise<UserRow[]> {
-  if (ids.length === 0) return [];
-  return db.selectFrom('users').selectAll().where('id', 'in', [...new Set(ids)]).execute();
 }

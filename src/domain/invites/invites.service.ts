@@ -11,8 +11,8 @@ import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { attemptKeys, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
-import { toPublicProfile, type Page, type PageRequest, type PublicUserProfile, type User } from '../users/user.js';
-import { rowToUser } from '../users/users.repository.js';
+import { profilesOf } from '../events/events.repository.js';
+import type { Page, PageRequest, User } from '../users/user.js';
 import { isInviteCodeFormat } from './invite-code.js';
 import { toRoomInvite, type InviteVerifyResult, type RoomInvite } from './invite-view.js';
 import * as repository from './invites.repository.js';
@@ -51,8 +51,7 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
   const now = () => new Date(clock());
 
   const views = async (rows: RoomInviteRow[]): Promise<RoomInvite[]> => {
-    const users = await repository.findUsersByIds(db, rows.flatMap((row) => [row.created_by, row.updated_by]));
-    const profiles = new Map<string, PublicUserProfile>(users.map((row) => [row.id, toPublicProfile(rowToUser(row))]));
+    const profiles = await profilesOf(db, rows.flatMap((row) => [row.created_by, row.updated_by]));
     return rows.map((row) => toRoomInvite(row, profiles));
   };
   const view = async (row: RoomInviteRow | undefined): Promise<RoomInvite> => {

@@ -15,7 +15,7 @@ export type RoomAccess =
   | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
 
 /** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
-export async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
+async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
   const row = await db
     .selectFrom('rooms')
     .selectAll('rooms')

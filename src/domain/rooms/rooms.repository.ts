@@ -37,10 +37,6 @@ export async function listAccessibleRooms(db: Db, userId: string, request: PageR
   return countAndPage(rooms, rooms.selectAll('rooms').orderBy('rooms.created_at', 'desc').orderBy('rooms.id', 'desc'), request);
 }
 
-export async function findRoom(db: Db, roomId: string): Promise<RoomRow | undefined> {
-  return db.selectFrom('rooms').selectAll().where('id', '=', roomId).executeTakeFirst();
-}
-
 export async function updateRoom(db: Db, roomId: string, patch: RoomPatch): Promise<RoomRow | undefined> {
   return db.updateTable('rooms').set(patch).where('id', '=', roomId).returningAll().executeTakeFirst();
 }

@@ -12,7 +12,7 @@ const DIGITS = 10;
 const MAX_ATTEMPTS = 5;
 
 /** `count` decimal digits from the CSPRNG (leading zeros allowed). */
-export function randomDigits(count = DIGITS): string {
+function randomDigits(count = DIGITS): string {
   let digits = '';
   for (let i = 0; i < count; i++) digits += String(randomInt(10));
   return digits;

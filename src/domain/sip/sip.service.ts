@@ -20,7 +20,7 @@ export interface SipService {
   delete(userId: string, roomId: string): Promise<void>;
 }
 
-export function toSipConfig(row: SipConfigRow): SipConfig {
+function toSipConfig(row: SipConfigRow): SipConfig {
   return { room: row.room_id, sip_id: row.sip_id, password: row.password, lobby: row.lobby };
 }
 

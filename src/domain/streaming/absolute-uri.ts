@@ -7,7 +7,7 @@ import { errors, type FieldError } from '../../http/errors.js';
 
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i;
 
-export function isAbsoluteUriWithHost(value: string): boolean {
+function isAbsoluteUriWithHost(value: string): boolean {
   if (!SCHEME_AND_AUTHORITY.test(value)) return false;
   try {
     return new URL(value).hostname !== '';

@@ -43,12 +43,6 @@ const invalidCallInCredentials = () =>
   errors.badRequest('invalid_credentials', 'The given call-in id and pin combination is not valid');
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */
 const NO_PIN = '\u0000no-pin';
-/**
- * The path's room id in the one spelling the database answers. PostgreSQL reads a uuid in any case,
- * but the ticket (the signaling room it names) and the rate limiter's per-room count must not
- * depend on how the caller wrote it.
- */
-const canonicalRoomId = (roomId: string) => roomId.toLowerCase();
 
 export function createStartService({ db, signalingStore, rateLimiter, clock = systemClock }: StartServiceDeps): StartService {
   /** A room password check counted against the caller's address and the room. */
@@ -60,8 +54,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
   };
 
   return {
-    async startAsUser(userId, pathRoomId, request, source) {
-      const roomId = canonicalRoomId(pathRoomId);
+    // room ids arrive in lower case: the HTTP edge canonicalises path uuids
+    async startAsUser(userId, roomId, request, source) {
       const access = await requireRoomAccess(db, userId, roomId);
       // a banned invitee learns nothing more than a stranger (no 403 in the contract)
       if (access.kind !== 'owner' && (await isBannedFromRoom(db, roomId, userId))) throw errors.notFound();
@@ -72,8 +66,7 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
     },
 
-    async startAsGuest(pathRoomId, request, source) {
-      const roomId = canonicalRoomId(pathRoomId);
+    async startAsGuest(roomId, request, source) {
       let invite: { room_password: string | null } | undefined;
       const validInvite = await guardAttempt(rateLimiter, attemptKeys('invite', source, roomId), async () => {
         const found = isInviteCodeFormat(request.invite_code)

@@ -8,7 +8,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { createFileAssetStorage, newStorageKey, type AssetStorage } from '../../../src/domain/assets/asset-storage.js';
 import { startTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
-import { createEventFor, createRoom, createRoomInvite, dbOf, inviteToEvent, json, type Room } from '../../support/rooms.js';
+import { createEventFor, createRoom, dbOf, inviteToEvent, json, type Room } from '../../support/rooms.js';
+import { insertInvite } from '../../support/invites.js';
 
 let app: TestApp;
 let assetsDir: string;
@@ -36,7 +37,7 @@ async function furnishedRoom(owner: TestUser, guest: TestUser): Promise<{ room: 
   const eventId = await createEventFor(app, room.id, owner);
   await inviteToEvent(app, eventId, guest, owner);
   await db.insertInto('event_favorites').values({ user_id: guest.id, event_id: eventId }).execute();
-  await createRoomInvite(app, room.id, owner);
+  await insertInvite(app, room.id, owner);
   await db
     .insertInto('streaming_targets')
     .values({ room_id: room.id, name: 'Stream', streaming_endpoint: 'rtmp://stream.example/live', streaming_key: 'key', public_url: 'https://stream.example/watch' })

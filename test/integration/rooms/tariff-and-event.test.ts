@@ -4,7 +4,8 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
-import { createEventFor, createRoom, createRoomInvite, dbOf, inviteToEvent, roomWithParties, type RoomWithParties } from '../../support/rooms.js';
+import { createEventFor, createRoom, dbOf, inviteToEvent, roomWithParties, type RoomWithParties } from '../../support/rooms.js';
+import { insertInvite } from '../../support/invites.js';
 
 let app: TestApp;
 let cast: RoomWithParties;
@@ -75,7 +76,7 @@ describe('get_room_event', () => {
 
 describe('a guest with an invite code', () => {
   it('reads the tariff and the event of the code’s room', async () => {
-    const code = await createRoomInvite(app, cast.room.id, cast.owner);
+    const code = await insertInvite(app, cast.room.id, cast.owner);
     const tariff = await tariffOf(cast.room.id, asGuest(code));
     expect(tariff.status, tariff.text_).toBe(200);
     expect(JSON.parse(tariff.text_).name).toBe('default');
@@ -86,14 +87,14 @@ describe('a guest with an invite code', () => {
 
   it('gets 404 for another room, as if it did not exist', async () => {
     const other = await otherOwnersRoom();
-    const code = await createRoomInvite(app, cast.room.id, cast.owner);
+    const code = await insertInvite(app, cast.room.id, cast.owner);
     expect((await tariffOf(other.id, asGuest(code))).status).toBe(404);
     expect((await eventOf(other.id, asGuest(code))).status).toBe(404);
   });
 
   it('gets 404 for the event of its room when no event uses it', async () => {
     const room = await createRoom(app, cast.owner);
-    const code = await createRoomInvite(app, room.id, cast.owner);
+    const code = await insertInvite(app, room.id, cast.owner);
     expect((await eventOf(room.id, asGuest(code))).status).toBe(404);
     expect((await tariffOf(room.id, asGuest(code))).status).toBe(200);
   });
@@ -102,14 +103,14 @@ describe('a guest with an invite code', () => {
     ['expired', { expiration: new Date(Date.now() - 1_000) }],
     ['inactive', { active: false }],
   ])('is refused with 401 when the code is %s', async (_, change) => {
-    const code = await createRoomInvite(app, cast.room.id, cast.owner);
+    const code = await insertInvite(app, cast.room.id, cast.owner);
     await dbOf(app).updateTable('room_invites').set(change).where('code', '=', code).execute();
     expect((await tariffOf(cast.room.id, asGuest(code))).status).toBe(401);
     expect((await eventOf(cast.room.id, asGuest(code))).status).toBe(401);
   });
 
   it('is refused with 401 by the operations that admit users only', async () => {
-    const code = await createRoomInvite(app, cast.room.id, cast.owner);
+    const code = await insertInvite(app, cast.room.id, cast.owner);
     for (const [method, path] of [
       ['GET', `/v1/rooms/${cast.room.id}`],
       ['GET', '/v1/rooms'],
