@@ -7,7 +7,7 @@
  * between them: `[http] cursor_secret`, or else one generated once and kept in the database
  * (`src/db/service-secrets.ts`).
  */
-import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
+import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../http/errors.js';
 
 export interface CursorCodec {
@@ -21,7 +21,7 @@ export type CursorKey = Buffer | string | (() => Promise<string>);
 
 const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 are plenty against forgery and keep links short
 
-export function createCursorCodec(key: CursorKey = randomBytes(32)): CursorCodec {
+export function createCursorCodec(key: CursorKey): CursorCodec {
   let resolved: Promise<Buffer | string> | undefined;
   const keyOf = () =>
     (resolved ??= (typeof key === 'function' ? key() : Promise.resolve(key)).catch((err: unknown) => {

@@ -4,24 +4,28 @@
  * else gets 404, as if the event did not exist. Changes to the event itself need the creator.
  */
 import type { Kysely } from 'kysely';
-import type { DB, EventInviteRow, EventRow } from '../../db/schema.js';
+import type { DB, EventRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 
-export type EventAccess =
-  | { kind: 'creator'; event: EventRow }
-  | { kind: 'invitee'; event: EventRow; invite: EventInviteRow };
+export type EventAccess = { kind: 'creator' | 'invitee'; event: EventRow };
 
-export async function findEventAccess(db: Kysely<DB>, userId: string, eventId: string): Promise<EventAccess | undefined> {
-  const event = await db.selectFrom('events').selectAll().where('id', '=', eventId).executeTakeFirst();
-  if (!event) return undefined;
-  if (event.created_by === userId) return { kind: 'creator', event };
-  const invite = await db
-    .selectFrom('event_invites')
-    .selectAll()
-    .where('event_id', '=', eventId)
-    .where('invitee', '=', userId)
+/** The rule itself, for a row read with the caller's invite joined: creator or invited. */
+export const mayRead = (callerId: string, createdBy: string, invited: boolean): boolean => createdBy === callerId || invited;
+
+/** The event and the caller's relation to it, in one query; undefined when there is none. */
+async function findEventAccess(db: Kysely<DB>, userId: string, eventId: string): Promise<EventAccess | undefined> {
+  const row = await db
+    .selectFrom('events')
+    .leftJoin('event_invites as my_invite', (join) =>
+      join.onRef('my_invite.event_id', '=', 'events.id').on('my_invite.invitee', '=', userId),
+    )
+    .selectAll('events')
+    .select('my_invite.invitee as my_invitee')
+    .where('events.id', '=', eventId)
     .executeTakeFirst();
-  return invite ? { kind: 'invitee', event, invite } : undefined;
+  if (!row || !mayRead(userId, row.created_by, row.my_invitee !== null)) return undefined;
+  const { my_invitee: _, ...event } = row;
+  return { kind: event.created_by === userId ? 'creator' : 'invitee', event };
 }
 
 /** The caller's access to an event; 404 `not_found` when there is none. */

@@ -8,7 +8,7 @@ import type { Config } from '../../config/schema.js';
 import type { EventExceptionRow } from '../../db/schema.js';
 import type { PublicUserProfile } from '../users/user.js';
 import type { EventViewRow } from './events.repository.js';
-import type { InviteePage } from './invitees.js';
+import type { Invitee } from './invitees.js';
 import { formatInstanceId } from './recurrence.js';
 
 type Schemas = components['schemas'];
@@ -24,7 +24,7 @@ export interface ViewContext {
   callIn: Config['call_in'];
   profiles: Map<string, PublicUserProfile>;
   /** The first `invitees_max` invitees per event; absent: none shown. */
-  invitees: Map<string, InviteePage>;
+  invitees: Map<string, Invitee[]>;
 }
 
 /** RFC 3339 in UTC, without a fraction when there is none (`2026-12-01T09:00:00Z`). */
@@ -55,7 +55,7 @@ function roomInfo(row: EventViewRow, ctx: ViewContext): EventRoomInfo {
 
 /** What the event, its occurrences and its exceptions share for one caller. */
 function common(row: EventViewRow, ctx: ViewContext) {
-  const invitees = ctx.invitees.get(row.id)?.items ?? [];
+  const invitees = ctx.invitees.get(row.id) ?? [];
   const isCreator = row.created_by === ctx.callerId;
   return {
     room: roomInfo(row, ctx),

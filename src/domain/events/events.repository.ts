@@ -14,9 +14,8 @@ import type {
   NewEventRow,
   RoomPatch,
 } from '../../db/schema.js';
-import { rowToUser } from '../users/users.repository.js';
+import { PUBLIC_PROFILE_FIELDS, type PublicUserProfile } from '../users/user.js';
 import type { ListPosition } from './cursor.js';
-import { toPublicProfile, type PublicUserProfile } from '../users/user.js';
 
 type Db = Kysely<DB>;
 
@@ -87,7 +86,7 @@ const KEYSET_ORDER = sql`e.starts_at asc nulls first, e.created_at asc, e.id asc
  * The page is chosen on `events` alone (index-friendly, no joins), and only its rows are then joined
  * to what their answers need; joining first and cutting after would join every visible event.
  */
-export function listQuery(db: Db, callerId: string, filter: ListFilter) {
+function listQuery(db: Db, callerId: string, filter: ListFilter) {
   let page = db
     .selectFrom('events as e')
     .select('e.id')
@@ -147,8 +146,8 @@ export function listQuery(db: Db, callerId: string, filter: ListFilter) {
 export async function profilesOf(db: Db, userIds: Iterable<string>): Promise<Map<string, PublicUserProfile>> {
   const ids = [...new Set(userIds)];
   if (ids.length === 0) return new Map();
-  const rows = await db.selectFrom('users').selectAll().where('id', 'in', ids).execute();
-  return new Map(rows.map((row) => [row.id, toPublicProfile(rowToUser(row))]));
+  const rows = await db.selectFrom('users').select(PUBLIC_PROFILE_FIELDS).where('id', 'in', ids).execute();
+  return new Map(rows.map((row) => [row.id, row]));
 }
 
 /** The exceptions of the given events, by event, each list in original-start order (one query). */

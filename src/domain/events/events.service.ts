@@ -13,13 +13,13 @@ import type { AssetStorage } from '../assets/asset-storage.js';
 import { queueEventNotification, type EventNotificationKind } from '../notifications/outbox.js';
 import { createSipConfig } from '../sip/sip-configs.js';
 import { toPublicProfile, type PublicUserProfile, type User } from '../users/user.js';
-import { createCursorCodec, decodeInstancePosition, decodeListPosition, encodeInstancePosition, encodeListPosition, type CursorCodec } from './cursor.js';
-import { requireEventAccess, requireEventCreator } from './event-access.js';
+import { decodeInstancePosition, decodeListPosition, encodeInstancePosition, encodeListPosition, type CursorCodec } from './cursor.js';
+import { mayRead, requireEventAccess, requireEventCreator } from './event-access.js';
 import { NO_TIMES, checkOccurrenceTimes, checkTimeZone, createdSchedule, instant, patchedSchedule, scheduleColumns, scheduleOf } from './event-times.js';
 import { toEvent, toException, toInstance, type Event, type EventInstance, type EventListItem, type ViewContext } from './event-view.js';
 import * as repo from './events.repository.js';
 import { isOccurrenceOf, occurrencesOf } from './instances.js';
-import { inviteesOf, type InviteePage } from './invitees.js';
+import { firstInviteesOf, type Invitee } from './invitees.js';
 import { parseInstanceId } from './recurrence.js';
 
 type Schemas = components['schemas'];
@@ -72,36 +72,17 @@ export interface EventServiceDeps {
   db: Kysely<DB>;
   config: Config;
   /** Signs page cursors; the same on every instance for cursors to work across them (see cursor.ts). */
-  cursors?: CursorCodec;
+  cursors: CursorCodec;
   /** Where the bytes of the deleted rooms' assets go away. */
   assetStorage?: Pick<AssetStorage, 'delete'>;
 }
 
 const DEFAULT_PER_PAGE = 30;
-const PATCH_FIELDS = [
-  'title',
-  'description',
-  'password',
-  'is_adhoc',
-  'waiting_room',
-  'is_time_independent',
-  'is_all_day',
-  'starts_at',
-  'ends_at',
-  'recurrence_pattern',
-] as const;
-const INSTANCE_PATCH_FIELDS = ['title', 'description', 'is_all_day', 'starts_at', 'ends_at', 'status'] as const;
 
-/** A body whose every field is unknown (and so ignored) is as empty as `{}`. */
-function requireSomeField(body: object, fields: readonly string[]): void {
-  if (!fields.some((f) => (body as Record<string, unknown>)[f] !== undefined)) {
-    throw errors.validationFailed([{ field: 'body', code: 'missing_values', message: `at least one of ${fields.join(', ')} is required` }]);
-  }
-}
 
 const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((line, i) => line === b[i]);
 
-export function createEventService({ db, config, cursors = createCursorCodec(), assetStorage }: EventServiceDeps): EventService {
+export function createEventService({ db, config, cursors, assetStorage }: EventServiceDeps): EventService {
   const avatarBaseUrl = config.users.avatar_base_url;
 
   const notify = (trx: Kysely<DB>, kind: EventNotificationKind, eventId: string, actorId: string, suppress: boolean) =>
@@ -109,7 +90,7 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
 
   /**
    * Profiles and invitees for a set of views, in one batch each, and none when not needed: the
-   * caller's own profile is at hand, and invitee counts come with the views.
+   * caller's own profile is at hand, and invitee counts come with the views (so none are counted here).
    */
   async function contextFor(caller: User, rows: repo.EventViewRow[], inviteesMax: number, extraUsers: string[] = []): Promise<ViewContext> {
     const others = [...rows.flatMap((r) => [r.created_by, r.updated_by]), ...extraUsers].filter((id) => id !== caller.id);
@@ -117,18 +98,20 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
     const [profiles, invitees] = await Promise.all([
       others.length > 0 ? repo.profilesOf(db, others) : new Map<string, PublicUserProfile>(),
       inviteesMax > 0 && withInvitees.length > 0
-        ? inviteesOf(db, withInvitees.map((r) => r.id), inviteesMax, { avatarBaseUrl })
-        : new Map<string, InviteePage>(),
+        ? firstInviteesOf(db, withInvitees.map((r) => r.id), inviteesMax, { avatarBaseUrl })
+        : new Map<string, Invitee[]>(),
     ]);
     profiles.set(caller.id, toPublicProfile(caller));
     return { callerId: caller.id, callIn: config.call_in, profiles, invitees };
   }
 
-  /** The event as the caller sees it; 404 when they may not see it. */
+  /**
+   * The event as the caller sees it; 404 when they may not see it. One query: the view row carries
+   * the caller's invite, which is all the access rule needs.
+   */
   async function readableView(caller: Caller, eventId: string): Promise<repo.EventViewRow> {
-    await requireEventAccess(db, caller.id, eventId);
     const row = await repo.findEventView(db, caller.id, eventId);
-    if (!row) throw errors.notFound(); // deleted in between
+    if (!row || !mayRead(caller.id, row.created_by, row.my_invite_status !== null)) throw errors.notFound();
     return row;
   }
 
@@ -137,8 +120,13 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
     return toEvent(row, await contextFor(caller, [row], inviteesMax));
   }
 
-  async function instanceAnswer(caller: Caller, row: repo.EventViewRow, start: Date, inviteesMax: number): Promise<EventInstance> {
-    const exception = await repo.findException(db, row.id, start);
+  async function instanceAnswer(
+    caller: Caller,
+    row: repo.EventViewRow,
+    start: Date,
+    exception: EventExceptionRow | undefined,
+    inviteesMax: number,
+  ): Promise<EventInstance> {
     const ctx = await contextFor(caller, [row], inviteesMax, exception ? [exception.created_by] : []);
     return toInstance(row, start, exception, ctx);
   }
@@ -181,7 +169,6 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
     get: (caller, eventId, inviteesMax) => eventAnswer(caller, eventId, inviteesMax),
 
     async patch(caller, eventId, body, { inviteesMax, suppressEmail }) {
-      requireSomeField(body, PATCH_FIELDS);
       const event = await requireEventCreator(db, caller.id, eventId);
       const changes: EventPatch = { updated_by: caller.id, updated_at: new Date() };
       if (body.title !== undefined) changes.title = body.title;
@@ -280,13 +267,13 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
 
     async instance(caller, eventId, instanceId, inviteesMax) {
       const row = await readableView(caller, eventId);
-      return instanceAnswer(caller, row, occurrenceStart(row, instanceId), inviteesMax);
+      const start = occurrenceStart(row, instanceId);
+      return instanceAnswer(caller, row, start, await repo.findException(db, eventId, start), inviteesMax);
     },
 
     async patchInstance(caller, eventId, instanceId, body, inviteesMax) {
-      requireSomeField(body, INSTANCE_PATCH_FIELDS);
-      await requireEventCreator(db, caller.id, eventId);
       const row = await readableView(caller, eventId);
+      if (row.created_by !== caller.id) throw errors.notFound(); // only the creator writes
       const start = occurrenceStart(row, instanceId);
       const existing = await repo.findException(db, eventId, start);
 
@@ -300,8 +287,8 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
       if (body.ends_at) checkTimeZone(body.ends_at.timezone, 'ends_at.timezone');
       checkOccurrenceTimes(body.is_all_day ?? existing?.is_all_day ?? row.is_all_day ?? false, startsAt, endsAt);
 
-      await db.transaction().execute(async (trx) => {
-        await repo.upsertException(trx, {
+      const exception = await db.transaction().execute(async (trx) => {
+        const upserted = await repo.upsertException(trx, {
           event_id: eventId,
           instance_start: start,
           created_by: caller.id,
@@ -313,8 +300,9 @@ export function createEventService({ db, config, cursors = createCursorCodec(), 
           ...(body.ends_at ? { ends_at: endsAt, ends_at_tz: body.ends_at.timezone } : {}),
         });
         await notify(trx, 'updated', eventId, caller.id, false);
+        return upserted;
       });
-      return instanceAnswer(caller, row, start, inviteesMax);
+      return instanceAnswer(caller, row, start, exception, inviteesMax);
     },
 
     async addFavorite(caller, eventId) {

@@ -69,8 +69,8 @@ export async function listInvitees(db: Kysely<DB>, eventId: string, window: Invi
 }
 
 /**
- * The first `limitPerEvent` invitees of each event, in the order of `listInvitees`, in four
- * queries whatever the number of events. Every requested event has an entry (empty when unknown).
+ * The first `limitPerEvent` invitees of each event, in the order of `listInvitees`, with totals, in
+ * four queries whatever the number of events. Every requested event has an entry (empty when unknown).
  */
 export async function inviteesOf(
   db: Kysely<DB>,
@@ -78,23 +78,40 @@ export async function inviteesOf(
   limitPerEvent: number,
   options: { avatarBaseUrl?: string } = {},
 ): Promise<Map<string, InviteePage>> {
-  const avatarBase = options.avatarBaseUrl ?? DEFAULT_AVATAR_BASE_URL;
   const ids = [...new Set(eventIds)];
-  const result = new Map<string, InviteePage>(eventIds.map((id) => [id, { items: [], total: 0 }]));
-  if (ids.length === 0) return result;
+  const counts = ids.length > 0 ? await countInvitees(db, ids) : new Map<string, { registered: number; email: number }>();
+  const firsts = await firstInviteesOf(db, ids, limitPerEvent, options);
+  return new Map(
+    ids.map((id) => {
+      const { registered = 0, email = 0 } = counts.get(id) ?? {};
+      return [id, { items: firsts.get(id) ?? [], total: registered + email }];
+    }),
+  );
+}
 
-  const counts = await countInvitees(db, ids);
-  for (const [id, { registered, email }] of counts) result.get(id)!.total = registered + email;
-  if (limitPerEvent <= 0) return result;
-
+/**
+ * `inviteesOf` without the totals, in two queries: for event answers, whose rows count their
+ * invitees already (`invitee_count` of the view). Events without invitees have no entry.
+ */
+export async function firstInviteesOf(
+  db: Kysely<DB>,
+  eventIds: readonly string[],
+  limitPerEvent: number,
+  options: { avatarBaseUrl?: string } = {},
+): Promise<Map<string, Invitee[]>> {
+  const result = new Map<string, Invitee[]>();
+  const ids = [...new Set(eventIds)];
+  if (ids.length === 0 || limitPerEvent <= 0) return result;
+  const avatarBase = options.avatarBaseUrl ?? DEFAULT_AVATAR_BASE_URL;
+  const add = (eventId: string, invitee: Invitee) => {
+    const list = result.get(eventId) ?? result.set(eventId, []).get(eventId)!;
+    if (list.length < limitPerEvent) list.push(invitee);
+  };
   // One query after another, so that a transaction (one connection; on PGlite one session) may be passed as db.
   const registeredRows = await firstPerEvent(db, registeredQuery(db, ids), REGISTERED_ORDER, limitPerEvent);
   const emailRows = await firstPerEvent(db, emailQuery(db, ids), EMAIL_ORDER, limitPerEvent);
-  for (const row of registeredRows) result.get(row.event_id)!.items.push(toRegisteredInvitee(row));
-  for (const row of emailRows) {
-    const page = result.get(row.event_id)!;
-    if (page.items.length < limitPerEvent) page.items.push(toEmailInvitee(row, avatarBase));
-  }
+  for (const row of registeredRows) add(row.event_id, toRegisteredInvitee(row));
+  for (const row of emailRows) add(row.event_id, toEmailInvitee(row, avatarBase));
   return result;
 }
 
