@@ -55,6 +55,11 @@ export async function createRequestValidator(definition: Record<string, any>): P
   });
   await backend.init();
   const operations = new Map(backend.router.getOperations().map((op) => [op.operationId!, op]));
+  const declaredFields = new Map<string, DeclaredFields | undefined>();
+  const declaredFieldsOf = (op: Operation) => {
+    if (!declaredFields.has(op.operationId!)) declaredFields.set(op.operationId!, bodyFieldsRule(definition, op));
+    return declaredFields.get(op.operationId!);
+  };
 
   return {
     operation(operationId) {
@@ -71,6 +76,7 @@ export async function createRequestValidator(definition: Record<string, any>): P
     validate(operation, request) {
       const result = backend.validator.validateRequest(request as any, operation);
       if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
+      requireDeclaredFields(declaredFieldsOf(operation), request.body);
       return {
         params: (result.coerced?.params as Record<string, unknown>) ?? {},
         query: (result.coerced?.query as Record<string, unknown>) ?? {},
@@ -122,4 +128,33 @@ function toFieldErrors(list: ErrorObject[]): FieldError[] {
 
 function unescapePointer(s: string): string {
   return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** A JSON body schema's `minProperties` and the fields it declares. */
+interface DeclaredFields {
+  min: number;
+  names: string[];
+}
+
+function bodyFieldsRule(definition: Record<string, any>, op: Operation): DeclaredFields | undefined {
+  let schema = (op.requestBody as any)?.content?.['application/json']?.schema;
+  while (typeof schema?.$ref === 'string') {
+    schema = (schema.$ref as string).replace(/^#\//, '').split('/').reduce((node: any, key) => node?.[key], definition);
+  }
+  if (!schema?.minProperties || !schema.properties) return undefined;
+  return { min: schema.minProperties as number, names: Object.keys(schema.properties) };
+}
+
+/**
+ * Unknown fields are ignored (design.md §8), so `minProperties` counts only the declared ones: a
+ * body of unknown fields alone asks for as little as `{}` and is refused the same way.
+ */
+function requireDeclaredFields(rule: DeclaredFields | undefined, body: unknown): void {
+  if (!rule || typeof body !== 'object' || body === null) return;
+  const given = rule.names.filter((name) => (body as Record<string, unknown>)[name] !== undefined).length;
+  if (given < rule.min) {
+    throw errors.validationFailed([
+      { field: 'body', code: 'missing_values', message: `The body must set at least one of: ${rule.names.join(', ')}` },
+    ]);
+  }
 }

@@ -84,7 +84,6 @@ export function createRoomService({ db, tariffs, assetStorage }: RoomServiceDeps
       const patch: { password?: string | null; waiting_room?: boolean } = {};
       if (changes.password !== undefined) patch.password = normalizePassword(changes.password);
       if (changes.waiting_room !== undefined) patch.waiting_room = changes.waiting_room;
-      if (Object.keys(patch).length === 0) throw nothingToChange();
       const row = await repository.updateRoom(db, roomId, patch);
       if (!row) throw errors.notFound(); // deleted since the access check
       return toRoom(row);
@@ -117,10 +116,3 @@ export function createRoomService({ db, tariffs, assetStorage }: RoomServiceDeps
   };
 }
 
-/**
- * A body whose every field is unknown passes the contract's `minProperties: 1` but asks for
- * nothing; like an empty body it is 400 (design.md §8).
- */
-function nothingToChange() {
-  return errors.validationFailed([{ code: 'missing_values', message: 'The body must set at least one of: password, waiting_room' }]);
-}

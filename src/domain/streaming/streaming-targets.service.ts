@@ -72,10 +72,7 @@ export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetSer
   };
 }
 
-/**
- * The fields the patch changes. Unknown fields are ignored (contract), so a body of unknown fields
- * only is as empty as `{}` and refused like it.
- */
+/** The fields the patch changes (a body of unknown fields only is refused by the HTTP edge). */
 function knownChanges(body: StreamingTargetChanges): StreamingTargetPatch {
   const changes: StreamingTargetPatch = {};
   if (body.name !== undefined) changes.name = body.name;
@@ -83,9 +80,6 @@ function knownChanges(body: StreamingTargetChanges): StreamingTargetPatch {
   if (body.streaming_endpoint !== undefined) changes.streaming_endpoint = body.streaming_endpoint;
   if (body.streaming_key !== undefined) changes.streaming_key = body.streaming_key;
   if (body.public_url !== undefined) changes.public_url = body.public_url;
-  if (Object.keys(changes).length === 0) {
-    throw errors.validationFailed([{ field: 'body', code: 'missing_values', message: 'The body names no field to change' }]);
-  }
   return changes;
 }
 

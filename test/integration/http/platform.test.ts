@@ -13,6 +13,35 @@ beforeAll(async () => {
 afterAll(() => app?.close());
 
 describe('errors at the edge', () => {
+  // every operation whose body must set something: unknown fields are ignored, so they set nothing
+  const resolve = (schema: any): any =>
+    schema?.$ref ? resolve(schema.$ref.slice(2).split('/').reduce((node: any, key: string) => node[key], openapiDocument)) : schema;
+  const nonEmptyBodies = Object.entries(operations).filter(([, op]) => {
+    const schema = resolve((openapiDocument.paths as any)[op.path][op.method].requestBody?.content?.['application/json']?.schema);
+    return schema?.minProperties > 0;
+  });
+
+  it('has operations whose body must not be empty', () => {
+    expect(nonEmptyBodies.map(([id]) => id).sort()).toEqual(
+      ['patch_event', 'patch_event_instance', 'patch_me', 'patch_room', 'patch_room_streaming_target', 'put_room_sip_config', 'update_room_invite'],
+    );
+  });
+
+  it.each(nonEmptyBodies)('%s refuses a body of unknown fields only like an empty one', async (_id, { method, path }) => {
+    const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+    for (const body of ['{}', '{"no_such_field": 1}']) {
+      const res = await app.request(method.toUpperCase(), `/v1${concrete}`, {
+        headers: { authorization: `Bearer ${alice.accessToken}`, 'content-type': 'application/json' },
+        body,
+      });
+      expect(res.status, `${body}: ${res.text_}`).toBe(400);
+      const answer = JSON.parse(res.text_);
+      expect(answer.code).toBe('validation_failed');
+      // missing_values, or value_required where the one field is also required (update_room_invite)
+      expect(answer.errors.map((e: { code: string }) => e.code)).toEqual(expect.arrayContaining([expect.stringMatching(/^(missing_values|value_required)$/)]));
+    }
+  });
+
   it('answers an unknown route with 404 and the error body', async () => {
     for (const path of ['/v1/nothing-here', '/nothing', '/v1/rooms/x/y/z']) {
       const res = await fetch(`${app.url}${path}`);
