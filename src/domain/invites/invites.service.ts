@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { DB, RoomInviteRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { attemptKeys, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest, User } from '../users/user.js';
@@ -101,15 +101,11 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
     },
 
     async verify(code, source) {
-      // No reset on success (unlike guardAttempt): whoever holds one valid code could otherwise
-      // clear their failure count with it between guesses at other codes.
-      const keys = attemptKeys('invite', source, code);
-      await rateLimiter.check(keys);
-      const invite = await findValidInvite(code);
-      if (!invite) {
-        await rateLimiter.recordFailure(keys);
-        throw errors.notFound();
-      }
+      // one count per code whatever the spelling of its hex digits
+      const keys = attemptKeys('invite', source, code.toLowerCase());
+      let invite: Awaited<ReturnType<typeof findValidInvite>>;
+      const found = await guardAttempt(rateLimiter, keys, async () => (invite = await findValidInvite(code)) !== undefined);
+      if (!found || !invite) throw errors.notFound();
       return { room_id: invite.roomId, password_required: invite.passwordRequired };
     },
 

@@ -110,6 +110,13 @@ describe('brute-force limit of verify_invite_code', () => {
     expectError(await verify({ invite_code: expired }), 429, 'too_many_requests');
   });
 
+  it('counts the spellings of one code as one target', async () => {
+    const expired = await insertInvite(app, p.roomId, p.owner, { expiration: new Date(Date.now() - 1_000) });
+    const spelling = (i: number) => (i % 2 === 0 ? expired.toUpperCase() : expired);
+    for (let i = 0; i < FAILURES_PER_TARGET; i++) expectError(await verify({ invite_code: spelling(i) }), 404, 'not_found');
+    expectError(await verify({ invite_code: expired.toUpperCase() }), 429, 'too_many_requests');
+  });
+
   it('does not count malformed requests (400) as failures', async () => {
     const ip = freshSourceAddress();
     for (let i = 0; i < FAILURES_PER_SOURCE + 1; i++) expectError(await verify({}, ip), 400, 'validation_failed');
