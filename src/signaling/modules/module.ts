@@ -1,0 +1,71 @@
+/**
+ * What a signaling module is (design.md §6): a namespace with commands, join-time data, per-
+ * participant peer data, and reactions to room messages and departures. Modules hold no socket; they
+ * act on sessions and publish room messages through their hub, so the same code serves one instance
+ * or many (the bus and the module's state store decide which).
+ *
+ * The control module drives the join flow and departures and asks the other modules for their
+ * parts; the connection hands each validated command to its namespace's module.
+ */
+import type { Kysely } from 'kysely';
+import type { Redis } from 'ioredis';
+import type { Config } from '../../config/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { Logger } from '../../logger.js';
+import type { SignalingBus } from '../bus/signaling-bus.js';
+import type { RoomHub, RoomHubs } from '../room-hub.js';
+import type { Scheduler } from '../scheduler.js';
+import type { Session } from '../session.js';
+import type { RoomMessage } from '../bus/signaling-bus.js';
+
+/** A validated command's payload: `{action, ...}` as the namespace's schema allows. */
+export type CommandPayload = { action: string } & Record<string, unknown>;
+
+/** Why a participant left the room (the `left` event's `reason`). */
+export type LeaveReason = 'quit' | 'timeout';
+
+export interface SignalingModule {
+  readonly namespace: string;
+  /**
+   * A command of this namespace from a session, already checked against its generated validator.
+   * The connection only passes commands of joined sessions, except to `control` and `echo`.
+   */
+  handleCommand(session: Session, command: CommandPayload, hub: RoomHub): Promise<void>;
+  /** The joining participant's data under this namespace's key of `join_success`; undefined: absent. */
+  joinData?(session: Session, hub: RoomHub): Promise<unknown>;
+  /** Peer data of the given participants under this namespace's key of each Participant; absent ids: none. */
+  peerData?(roomId: string, participantIds: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
+  /** A participant left the room or the waiting room; `roomEmpty`: nobody is left in the room on any instance. */
+  participantLeft?(session: Session, hub: RoomHub, info: { roomEmpty: boolean }): Promise<void>;
+  /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
+  onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
+  /** The first local session of a room arrived on this instance / the last one left. */
+  hubOpened?(hub: RoomHub): Promise<void>;
+  hubClosed?(hub: RoomHub): void;
+  close?(): Promise<void>;
+}
+
+/** What every module factory gets. `redis` is set when instances share state through Redis. */
+export interface ModuleDeps {
+  config: Config;
+  db: Kysely<DB>;
+  redis?: Redis;
+  bus: SignalingBus;
+  hubs: () => RoomHubs;
+  scheduler: Scheduler;
+  logger: Logger;
+  /** Every module by namespace, for the control module's join and leave (filled before any use). */
+  modules: () => ReadonlyMap<string, SignalingModule>;
+}
+
+/** The control module also drives departures: the connection calls `disconnect` when a socket closes. */
+export interface ControlModule extends SignalingModule {
+  readonly namespace: 'control';
+  /**
+   * The socket closed: leave the room (or the waiting room), tell the others (`left`, or the
+   * moderators `left_waiting_room`), then let every module clean up (`participantLeft`).
+   */
+  disconnect(session: Session, hub: RoomHub, reason: LeaveReason): Promise<void>;
+  /** Publishes `update` (the joined participant as it is now, with every module's peer data) to the others. */
+  publishUpdate(session: Session, hub: RoomHub): Promise<void>;
+}

@@ -1,0 +1,100 @@
+/**
+ * What a signaling connection needs to know about its room and its participant, read once when the
+ * ticket is redeemed: the room's owner and waiting room, the owner's tariff, the room's event, and
+ * who the participant is (role, owner, avatar). Roles (design.md §6, reference opentalk.md §5.4):
+ * the room's creator and event invitees with the moderator role are moderators, other registered
+ * users `user`, invite-code guests and call-in participants `guest`.
+ */
+import type { Kysely } from 'kysely';
+import type { EventInfo, Role, Tariff } from '../../generated/signaling/types.js';
+import type { DB } from '../db/schema.js';
+import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
+import type { ParticipantIdentity, TicketData } from './store/signaling-store.js';
+
+export type ParticipationKind = 'user' | 'guest' | 'sip';
+
+export interface RoomContext {
+  roomId: string;
+  ownerId: string;
+  waitingRoom: boolean;
+  /** The room owner's tariff: its modules and its quotas (participant limit, time limit). */
+  tariff: Tariff;
+  eventInfo?: EventInfo;
+}
+
+/** Who is connecting, as the ticket and the database say. */
+export interface ParticipantContext {
+  id: string;
+  who: ParticipantIdentity;
+  kind: ParticipationKind;
+  role: Role;
+  isRoomOwner: boolean;
+  /** Registered users' avatar; guests may bring their own with `join`. */
+  avatarUrl?: string;
+  /** The session was started with a resumption token: the participant id is the previous session's. */
+  resuming: boolean;
+  /** The token this session saves and refreshes, for a later start to resume it. */
+  resumption: string;
+}
+
+/** The room and participant of a redeemed ticket, or undefined when the room is gone. */
+export async function loadRoomContext(
+  db: Kysely<DB>,
+  tariffs: TariffCatalog,
+  ticket: TicketData,
+): Promise<{ room: RoomContext; participant: ParticipantContext } | undefined> {
+  const userId = ticket.who.kind === 'user' ? ticket.who.userId : null;
+  const row = await db
+    .selectFrom('rooms')
+    .innerJoin('users as owner', 'owner.id', 'rooms.created_by')
+    .leftJoin('events', 'events.room_id', 'rooms.id')
+    .select([
+      'rooms.id as room_id',
+      'rooms.created_by',
+      'rooms.waiting_room',
+      'owner.tariff_name',
+      'events.id as event_id',
+      'events.title as event_title',
+      'events.is_adhoc as event_is_adhoc',
+    ])
+    .select((eb) => [
+      eb
+        .selectFrom('users')
+        .select('users.avatar_url')
+        .where('users.id', '=', userId)
+        .as('user_avatar_url'),
+      eb
+        .selectFrom('event_invites')
+        .select('event_invites.role')
+        .whereRef('event_invites.event_id', '=', 'events.id')
+        .where('event_invites.invitee', '=', userId)
+        .as('invite_role'),
+    ])
+    .where('rooms.id', '=', ticket.roomId)
+    .executeTakeFirst();
+  if (!row) return undefined;
+
+  const room: RoomContext = {
+    roomId: row.room_id,
+    ownerId: row.created_by,
+    waitingRoom: row.waiting_room,
+    tariff: tariffs.forUser({ tariff_name: row.tariff_name }),
+    ...(row.event_id !== null
+      ? { eventInfo: { id: row.event_id, room_id: row.room_id, title: row.event_title ?? '', is_adhoc: row.event_is_adhoc ?? false } }
+      : {}),
+  };
+  const isRoomOwner = userId !== null && userId === row.created_by;
+  const role: Role =
+    ticket.who.kind !== 'user' ? 'guest' : isRoomOwner || row.invite_role === 'moderator' ? 'moderator' : 'user';
+  const participant: ParticipantContext = {
+    id: ticket.participantId,
+    who: ticket.who,
+    kind: ticket.who.kind,
+    role,
+    isRoomOwner,
+    ...(row.user_avatar_url ? { avatarUrl: row.user_avatar_url } : {}),
+    resuming: ticket.resuming,
+    resumption: ticket.resumption,
+  };
+  return { room, participant };
+}

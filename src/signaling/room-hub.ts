@@ -1,0 +1,110 @@
+/**
+ * This instance's part of a room: its local sessions and its subscription to the room channel. A
+ * hub exists while at least one of the room's participants is connected here; every message of the
+ * room (from any instance) reaches it through the bus, is shown to the module it belongs to (the
+ * timer arms its expiry on `started`), and is then sent to the local sessions in its audience.
+ */
+import type { Logger } from '../logger.js';
+import type { RoomMessage, SignalingBus } from './bus/signaling-bus.js';
+import type { SignalingModule } from './modules/module.js';
+import type { Session } from './session.js';
+
+export class RoomHub {
+  readonly sessions = new Map<string, Session>();
+  private unsubscribe?: () => Promise<void>;
+
+  constructor(
+    readonly roomId: string,
+    private readonly bus: SignalingBus,
+    private readonly modules: ReadonlyMap<string, SignalingModule>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Sends a message to its audience in the room, on every instance (this one included). */
+  publish(message: RoomMessage): Promise<void> {
+    return this.bus.publish(this.roomId, message);
+  }
+
+  /** The local sessions in a message's audience. */
+  *audienceOf(message: RoomMessage): Iterable<Session> {
+    const { audience } = message;
+    if (audience.to === 'participant') {
+      const session = this.sessions.get(audience.id);
+      if (session && session.state !== 'closed') yield session;
+      return;
+    }
+    for (const session of this.sessions.values()) {
+      if (session.state !== 'joined') continue;
+      if (audience.to === 'moderators' ? session.role === 'moderator' : session.participant.id !== audience.except) yield session;
+    }
+  }
+
+  private deliver(message: RoomMessage): void {
+    try {
+      this.modules.get(message.namespace)?.onRoomMessage?.(this, message);
+    } catch (err) {
+      this.logger.error({ err, roomId: this.roomId, namespace: message.namespace }, 'a module failed on a room message');
+    }
+    for (const session of this.audienceOf(message)) session.send(message.namespace, message.payload);
+  }
+
+  /** @internal RoomHubs opens and closes hubs. */
+  async open(): Promise<void> {
+    this.unsubscribe = await this.bus.subscribe(this.roomId, (message) => this.deliver(message));
+    for (const module of this.modules.values()) await module.hubOpened?.(this);
+  }
+
+  /** @internal */
+  async close(): Promise<void> {
+    for (const module of this.modules.values()) module.hubClosed?.(this);
+    await this.unsubscribe?.();
+  }
+}
+
+/** The hubs of this instance, one per room with local sessions. */
+export class RoomHubs {
+  private readonly hubs = new Map<string, { hub: RoomHub; ready: Promise<void> }>();
+
+  constructor(
+    private readonly bus: SignalingBus,
+    private readonly modules: ReadonlyMap<string, SignalingModule>,
+    private readonly logger: Logger,
+  ) {}
+
+  /** Adds a session to its room's hub, opening the hub (and its subscription) first if needed. */
+  async add(session: Session): Promise<RoomHub> {
+    const roomId = session.room.roomId;
+    let entry = this.hubs.get(roomId);
+    if (!entry) {
+      const hub = new RoomHub(roomId, this.bus, this.modules, this.logger);
+      entry = { hub, ready: hub.open() };
+      this.hubs.set(roomId, entry);
+      entry.ready.catch(() => {
+        if (this.hubs.get(roomId) === entry) this.hubs.delete(roomId);
+      });
+    }
+    await entry.ready;
+    entry.hub.sessions.set(session.participant.id, session);
+    return entry.hub;
+  }
+
+  /** Removes a session; the last one out closes the hub. */
+  async remove(session: Session): Promise<void> {
+    const roomId = session.room.roomId;
+    const entry = this.hubs.get(roomId);
+    if (!entry || entry.hub.sessions.get(session.participant.id) !== session) return;
+    entry.hub.sessions.delete(session.participant.id);
+    if (entry.hub.sessions.size > 0) return;
+    this.hubs.delete(roomId);
+    await entry.hub.close();
+  }
+
+  get(roomId: string): RoomHub | undefined {
+    return this.hubs.get(roomId)?.hub;
+  }
+
+  /** Every local session, for shutdown. */
+  *sessions(): Iterable<Session> {
+    for (const { hub } of this.hubs.values()) yield* hub.sessions.values();
+  }
+}

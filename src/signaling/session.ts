@@ -1,0 +1,30 @@
+/**
+ * One participant's connection as the modules see it: who it is, where it is in the join flow, and
+ * a way to send it events. The WebSocket itself stays in connection.ts.
+ *
+ * States: `connected` (socket open, no `join` yet) → `joined`, or → `waiting` (waiting room) →
+ * `accepted` (a moderator let it in; it may `enter_room`) → `joined`; any → `closed`.
+ */
+import type { Role } from '../../generated/signaling/types.js';
+import type { ParticipantContext, RoomContext } from './room-context.js';
+
+export type SessionState = 'connected' | 'waiting' | 'accepted' | 'joined' | 'closed';
+
+/** A server event payload: tagged by `message` (by `action` in the echo namespace). */
+export type EventPayload = Record<string, unknown>;
+
+export interface Session {
+  readonly participant: ParticipantContext;
+  readonly room: RoomContext;
+  state: SessionState;
+  /** The current role: the connection's at first; modules may change it (moderator grants). */
+  role: Role;
+  /** Set by `join`: the trimmed display name, the avatar shown to others, the join time (RFC 3339). */
+  displayName?: string;
+  avatarUrl?: string;
+  joinedAt?: string;
+  /** Sends one server frame `{namespace, timestamp, payload}` to this participant. */
+  send(namespace: string, payload: EventPayload): void;
+  /** Closes the socket (1000 normal, 1001 going away …). */
+  close(code: number, reason?: string): void;
+}
