@@ -40,6 +40,7 @@ export interface components {
                 action: "join";
                 /** @description Sent by newer clients; the server may use it for guests. */
                 avatar_url?: string;
+                /** @description Trimmed by the server, then 1 to 100 characters (else `invalid_username`, not `invalid_message`). */
                 display_name: string;
             };
         };
@@ -403,7 +404,7 @@ export interface components {
          * @description Identifies one run of the room's timer.
          */
         TimerId: string;
-        /** @description The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` when the ready check is enabled (and the participant has one). */
+        /** @description The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled. */
         TimerJoinData: {
             /**
              * Format: date-time

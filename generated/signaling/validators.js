@@ -575,8 +575,7 @@ return errors === 0;
 }
 
 export const validate_control_join = validate32;
-const schema14 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","display_name"],"properties":{"action":{"type":"string","const":"join"},"display_name":{"type":"string","minLength":1,"maxLength":100},"avatar_url":{"type":"string","description":"Sent by newer clients; the server may use it for guests."}}}}};
-const func2 = require("ajv/dist/runtime/ucs2length").default;
+const schema14 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","display_name"],"properties":{"action":{"type":"string","const":"join"},"display_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_username`, not `invalid_message`)."},"avatar_url":{"type":"string","description":"Sent by newer clients; the server may use it for guests."}}}}};
 
 function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -635,25 +634,10 @@ var valid1 = true;
 }
 if(valid1){
 if(data1.display_name !== undefined){
-let data3 = data1.display_name;
 const _errs7 = errors;
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(func2(data3) > 100){
-validate32.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(func2(data3) < 1){
-validate32.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
+if(typeof data1.display_name !== "string"){
 validate32.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
 }
 var valid1 = _errs7 === errors;
 }
@@ -1134,6 +1118,7 @@ return errors === 0;
 }
 
 const schema20 = {"type":"object","description":"The event the room belongs to.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"}}};
+const func3 = require("ajv/dist/runtime/ucs2length").default;
 
 function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1206,7 +1191,7 @@ let data2 = data.title;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func2(data2) > 255){
+if(func3(data2) > 255){
 validate43.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -1250,7 +1235,7 @@ return errors === 0;
 
 const schema21 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
 const schema22 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
-const func4 = Object.prototype.hasOwnProperty;
+const func2 = Object.prototype.hasOwnProperty;
 
 function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1265,7 +1250,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func4.call(schema22.properties, key0))){
+if(!(func2.call(schema22.properties, key0))){
 validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -1277,12 +1262,12 @@ let data0 = data.display_name;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func2(data0) > 100){
+if(func3(data0) > 100){
 validate46.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func2(data0) < 1){
+if(func3(data0) < 1){
 validate46.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -1573,7 +1558,7 @@ validate45.errors = vErrors;
 return errors === 0;
 }
 
-const schema24 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` when the ready check is enabled (and the participant has one).","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
+const schema24 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
 const schema25 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
 
 function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -1813,7 +1798,7 @@ let data5 = data.title;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
-if(func2(data5) > 255){
+if(func3(data5) > 255){
 validate52.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -1834,7 +1819,7 @@ let data6 = data.style;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(func2(data6) > 64){
+if(func3(data6) > 64){
 validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -2031,7 +2016,7 @@ return false;
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func4.call(schema16.properties.payload.properties, key1))){
+if(!(func2.call(schema16.properties.payload.properties, key1))){
 validate35.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -2083,12 +2068,12 @@ let data5 = data2.display_name;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func2(data5) > 100){
+if(func3(data5) > 100){
 validate35.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func2(data5) < 1){
+if(func3(data5) < 1){
 validate35.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
@@ -3918,7 +3903,7 @@ let data5 = data1.title;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
-if(func2(data5) > 255){
+if(func3(data5) > 255){
 validate89.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -3939,7 +3924,7 @@ let data6 = data1.style;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data6 === "string"){
-if(func2(data6) > 64){
+if(func3(data6) > 64){
 validate89.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -4262,7 +4247,7 @@ let data9 = data2.title;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
-if(func2(data9) > 255){
+if(func3(data9) > 255){
 validate91.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -4283,7 +4268,7 @@ let data10 = data2.style;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data10 === "string"){
-if(func2(data10) > 64){
+if(func3(data10) > 64){
 validate91.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -4420,7 +4405,7 @@ let data4 = data1.reason;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
-if(func2(data4) > 255){
+if(func3(data4) > 255){
 validate95.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -4754,7 +4739,7 @@ let data8 = data2.reason;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data8 === "string"){
-if(func2(data8) > 255){
+if(func3(data8) > 255){
 validate97.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
