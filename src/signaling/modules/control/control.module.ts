@@ -1,6 +1,181 @@
-// PLACEHOLDER: replaced by the control module's implementation (issue 6, in progress).
-import type { ControlModule, ModuleDeps } from '../module.js';
+/**
+ * The `control` namespace: joining the room and leaving it (design.md §6, reference opentalk.md
+ * §5). `join` names the participant and puts it into the room, or into the waiting room (the
+ * moderation module's part); `enter_room` lets an accepted participant in. Entering takes a place
+ * in the room's membership (atomically against the tariff's `room_participant_limit`), answers
+ * `join_success` with the room as it is, and tells the others `joined`; a closed socket takes the
+ * participant out again (`left`) and lets every module clean up.
+ *
+ * The connection runs a socket's commands and, at last, its departure one after another, so the
+ * session's state is always the outcome of the previous step.
+ *
+ * Who may send what: `join` — once, on a new socket (else `already_joined`); `enter_room` — only
+ * after a moderator's `accept` (else `not_accepted_or_not_in_waiting_room`).
+ */
+import type { ControlJoinCommand } from '../../../../generated/signaling/types.js';
+import type { RoomHub } from '../../room-hub.js';
+import type { Session } from '../../session.js';
+import { isModerationModule } from '../moderation/moderation.module.js';
+import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
+import { holdSends } from './held-sends.js';
+import { createLocalMembershipStore } from './membership.local.js';
+import { createRedisMembershipStore } from './membership.redis.js';
+import { byJoinTime, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
+import { createTimeLimit } from './time-limit.js';
 
-export function createControlModule(_deps: ModuleDeps): ControlModule {
-  throw new Error('the control module is not built yet');
+type ControlError = 'already_joined' | 'invalid_username' | 'not_accepted_or_not_in_waiting_room';
+
+const MAX_DISPLAY_NAME = 100;
+
+export function createControlModule(deps: ModuleDeps): ControlModule {
+  const membership = deps.redis ? createRedisMembershipStore(deps.redis) : createLocalMembershipStore();
+  const timeLimit = createTimeLimit(deps, membership);
+
+  const fail = (session: Session, error: ControlError) => session.send('control', { message: 'error', error });
+  const nowIso = () => new Date(deps.scheduler.now()).toISOString();
+
+  /** The moderation module, when the room's tariff enables it (without it there is no waiting room). */
+  function moderationOf(session: Session) {
+    const moderation = deps.modules().get('moderation');
+    return isModerationModule(moderation) && session.room.tariff.enabled_modules.includes('moderation') ? moderation : undefined;
+  }
+
+  async function join(session: Session, command: ControlJoinCommand['payload'], hub: RoomHub) {
+    if (session.state !== 'connected') return fail(session, 'already_joined');
+    const displayName = command.display_name.trim();
+    // characters as the contract counts them (code points), not UTF-16 units
+    const length = [...displayName].length;
+    if (length < 1 || length > MAX_DISPLAY_NAME) return fail(session, 'invalid_username');
+    session.displayName = displayName;
+    session.avatarUrl = avatarOf(session, command.avatar_url);
+
+    const moderation = moderationOf(session);
+    if (moderation && (await moderation.mustWait(session))) {
+      session.joinedAt = nowIso();
+      return moderation.enterWaitingRoom(session, hub);
+    }
+    await enterRoom(session, hub);
+  }
+
+  async function enterRoom(session: Session, hub: RoomHub) {
+    const { room, participant } = session;
+    const previous = session.state;
+    session.joinedAt = nowIso();
+    const record = memberRecord(session);
+    const held = holdSends(session);
+    session.state = 'joined';
+    let entered = false;
+    try {
+      const outcome = await membership.join(room.roomId, record, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
+      if (!outcome.joined) {
+        held.drop();
+        session.state = previous;
+        return session.send('control', { message: 'join_blocked', reason: outcome.reason });
+      }
+      const modules = roomModules(deps, room);
+      const others = byJoinTime((await membership.members(room.roomId)).filter((member) => member.id !== participant.id));
+      const [self, participants, moduleData] = await Promise.all([
+        viewOf(modules, room.roomId, record),
+        withPeerData(modules, room.roomId, others),
+        joinDataOf(modules, session, hub),
+      ]);
+      const closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
+      held.release({
+        namespace: 'control',
+        payload: {
+          message: 'join_success',
+          id: participant.id,
+          display_name: record.control.display_name,
+          ...(record.control.avatar_url !== undefined ? { avatar_url: record.control.avatar_url } : {}),
+          role: session.role,
+          is_room_owner: participant.isRoomOwner,
+          closes_at: closesAtMs === undefined ? null : new Date(closesAtMs).toISOString(),
+          tariff: room.tariff,
+          ...(room.eventInfo ? { event_info: room.eventInfo } : {}),
+          participants,
+          ...moduleData,
+        },
+      });
+      entered = true;
+      if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
+      await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
+    } catch (err) {
+      if (!entered) {
+        // nobody has been told of the place yet: give it back quietly
+        held.drop();
+        session.state = previous;
+        await membership.leave(room.roomId, participant.id).catch(() => undefined);
+      }
+      throw err;
+    }
+  }
+
+  /** Every room module's join-time data, by namespace (absent when a module has none for this session). */
+  async function joinDataOf(modules: SignalingModule[], session: Session, hub: RoomHub): Promise<Record<string, unknown>> {
+    const entries = await Promise.all(modules.map(async (module) => [module.namespace, await module.joinData?.(session, hub)] as const));
+    return Object.fromEntries(entries.filter(([, data]) => data !== undefined));
+  }
+
+  async function leaveRoom(session: Session, hub: RoomHub, reason: LeaveReason) {
+    const { id } = session.participant;
+    const { remaining } = await membership.leave(session.room.roomId, id);
+    await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
+    await participantLeft(session, hub, remaining === 0);
+  }
+
+  /** Lets every room module clean up after a participant; one module's failure does not stop the others. */
+  async function participantLeft(session: Session, hub: RoomHub, roomEmpty: boolean) {
+    for (const module of roomModules(deps, session.room)) {
+      try {
+        await module.participantLeft?.(session, hub, { roomEmpty });
+      } catch (err) {
+        deps.logger.error({ err, namespace: module.namespace, roomId: session.room.roomId }, 'a module failed on a departure');
+      }
+    }
+  }
+
+  return {
+    namespace: 'control',
+
+    async handleCommand(session, command, hub) {
+      switch (command.action) {
+        case 'join':
+          return join(session, command as ControlJoinCommand['payload'], hub);
+        case 'enter_room':
+          if (session.state !== 'accepted') return fail(session, 'not_accepted_or_not_in_waiting_room');
+          return enterRoom(session, hub);
+        default:
+          throw new Error(`control has no command ${command.action}`);
+      }
+    },
+
+    async disconnect(session, hub, reason) {
+      if (session.state === 'joined') return leaveRoom(session, hub, reason);
+      if (session.state === 'waiting' || session.state === 'accepted') {
+        await moderationOf(session)?.leaveWaitingRoom(session, hub);
+        await participantLeft(session, hub, false);
+      }
+    },
+
+    async publishUpdate(session, hub) {
+      if (session.state !== 'joined') return;
+      const view = await viewOf(roomModules(deps, session.room), session.room.roomId, memberRecord(session));
+      await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
+    },
+
+    hubClosed(hub) {
+      timeLimit.disarm(hub.roomId);
+    },
+  };
+}
+
+/**
+ * The avatar others see: a registered user's own (from the profile); a guest or caller may bring
+ * one with `join`, taken only when it is a web address.
+ */
+function avatarOf(session: Session, requested: string | undefined): string | undefined {
+  if (session.participant.kind === 'user') return session.participant.avatarUrl;
+  if (requested === undefined || !URL.canParse(requested)) return undefined;
+  const { protocol } = new URL(requested);
+  return protocol === 'https:' || protocol === 'http:' ? requested : undefined;
 }

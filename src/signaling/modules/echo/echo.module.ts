@@ -1,6 +1,14 @@
-// PLACEHOLDER: replaced by the echo module's implementation (issue 6, in progress).
-import type { SignalingModule, ModuleDeps } from '../module.js';
+/**
+ * The `echo` namespace: answers every command with the command's own payload, to the sender only,
+ * before and after `join` alike. Clients use it as an application-level heartbeat.
+ */
+import type { ModuleDeps, SignalingModule } from '../module.js';
 
 export function createEchoModule(_deps: ModuleDeps): SignalingModule {
-  throw new Error('the echo module is not built yet');
+  return {
+    namespace: 'echo',
+    async handleCommand(session, command) {
+      session.send('echo', { ...command });
+    },
+  };
 }

@@ -1,0 +1,36 @@
+/** The in-process membership store: one instance only (without Redis). */
+import type { MemberRecord, MembershipStore } from './membership-store.js';
+
+interface LocalRoom {
+  members: Map<string, MemberRecord>;
+  startedAtMs: number;
+}
+
+export function createLocalMembershipStore(): MembershipStore {
+  // a room is here while it has members, so an empty room leaves nothing behind
+  const rooms = new Map<string, LocalRoom>();
+  return {
+    async join(roomId, member, limit, nowMs) {
+      const room = rooms.get(roomId) ?? { members: new Map(), startedAtMs: nowMs };
+      if (limit !== undefined && !room.members.has(member.id) && room.members.size >= limit) {
+        return { joined: false, reason: 'participant_limit_reached' };
+      }
+      room.members.set(member.id, structuredClone(member));
+      rooms.set(roomId, room);
+      return { joined: true, startedAtMs: room.startedAtMs };
+    },
+    async leave(roomId, participantId) {
+      const room = rooms.get(roomId);
+      const removed = room?.members.delete(participantId) ?? false;
+      const remaining = room?.members.size ?? 0;
+      if (room && remaining === 0) rooms.delete(roomId);
+      return { removed, remaining };
+    },
+    async members(roomId) {
+      return [...(rooms.get(roomId)?.members.values() ?? [])].map((member) => structuredClone(member));
+    },
+    async startedAt(roomId) {
+      return rooms.get(roomId)?.startedAtMs;
+    },
+  };
+}

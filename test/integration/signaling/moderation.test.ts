@@ -1,0 +1,299 @@
+/**
+ * The waiting room (`moderation`) over real sockets: in a room with the waiting room on, everyone
+ * but moderators waits (`in_waiting_room`) and the moderators see them (`joined_waiting_room`, and
+ * in their `join_success`); a moderator's `accept` lets one in (`accepted`, `left_waiting_room`),
+ * and only then does `enter_room` work. Nobody reaches the room any other way: a waiting
+ * participant's other commands are refused, a non-moderator cannot accept, an accept counts once.
+ */
+import { randomUUID } from 'node:crypto';
+import { afterEach, describe, expect, it } from 'vitest';
+import { connect, joinRoom, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
+import { dbOf, insertInvite, insertRoom, insertSipConfig, signalingConfig, startCallIn } from '../../support/signaling.js';
+import { createEventFor } from '../../support/rooms.js';
+import { useTestApp, type TestUser } from '../../support/test-app.js';
+
+const noLimits = { quotas: {}, disabled_modules: [], disabled_features: [] };
+/** `unmoderated`: a tariff without the moderation module, so without a waiting room. */
+const tariffs = { default: 'default', definitions: { default: noLimits, unmoderated: { ...noLimits, disabled_modules: ['moderation'] } } };
+
+const app = useTestApp({ ...signalingConfig(), tariffs });
+
+const clients: SignalingClient[] = [];
+afterEach(async () => {
+  await Promise.all(clients.splice(0).map((client) => client.close()));
+});
+const kept = <C extends SignalingClient>(client: C): C => {
+  clients.push(client);
+  return client;
+};
+
+let logins = 0;
+const login = (name: string) => app.login(`${name}${++logins}`);
+
+/** A room of a fresh owner with the waiting room on (unless told otherwise), and its starters. */
+async function room(options: { waitingRoom?: boolean; tariff?: string } = {}) {
+  const owner = await login('owner');
+  const roomId = await insertRoom(app, owner);
+  await dbOf(app).updateTable('rooms').set({ waiting_room: options.waitingRoom ?? true }).where('id', '=', roomId).execute();
+  if (options.tariff) await dbOf(app).updateTable('users').set({ tariff_name: options.tariff }).where('id', '=', owner.id).execute();
+  const eventId = await createEventFor(app, roomId, owner);
+  return {
+    roomId,
+    owner,
+    moderator: { roomId, token: owner.accessToken } as Starter,
+    guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } as Starter,
+    invitee: (role: 'moderator' | 'user') => invitee(roomId, owner, eventId, role),
+  };
+}
+
+async function invitee(roomId: string, owner: TestUser, eventId: string, role: 'moderator' | 'user'): Promise<Starter> {
+  const user = await login(role);
+  await dbOf(app).insertInto('event_invites').values({ event_id: eventId, invitee: user.id, created_by: owner.id, role }).execute();
+  return { roomId, token: user.accessToken };
+}
+
+/** Opens a socket (not joined yet), keeping its resumption token. */
+async function open(starter: Starter) {
+  const { ticket, resumption } = await startTicket(app, starter);
+  return Object.assign(kept(await connect(app, ticket)), { resumption });
+}
+
+/** Opens a socket resuming an earlier session, once that session has let go of its token. */
+async function openResuming(starter: Starter, resumption: string) {
+  for (let attempt = 0; ; attempt++) {
+    try {
+      return await open({ ...starter, resumption });
+    } catch (err) {
+      // the old socket's departure is still under way
+      if (attempt === 50 || !String(err).includes('session_running')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+const join = async (starter: Starter, name: string) => kept(await joinRoom(app, starter, name));
+
+/** Opens and joins a participant who must wait; returns its socket once it got `in_waiting_room`. */
+async function wait(starter: Starter, name: string) {
+  const client = await open(starter);
+  client.command('control', 'join', { display_name: name });
+  expect((await client.next()).payload).toEqual({ message: 'in_waiting_room' });
+  return client;
+}
+
+describe('the waiting room', () => {
+  it('holds a guest until a moderator accepts it; then it enters and the room sees it join', async () => {
+    const { moderator, guest, invitee } = await room();
+    const alice = await join(moderator, 'Alice');
+    expect(alice.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [] });
+
+    const gus = await wait(guest, '  Gus ');
+    const arrived = (await alice.next('moderation', 'joined_waiting_room')).payload;
+    expect(arrived).toEqual({
+      message: 'joined_waiting_room',
+      id: expect.any(String),
+      control: {
+        display_name: 'Gus',
+        role: 'guest',
+        participation_kind: 'guest',
+        hand_is_up: false,
+        joined_at: expect.any(String),
+        left_at: null,
+        hand_updated_at: arrived.control.joined_at,
+        is_room_owner: false,
+      },
+    });
+    await alice.expectNothing('control', 'joined');
+
+    // a moderator invitee skips the waiting room, and finds the waiting guest in its join_success
+    const mona = await join(await invitee('moderator'), 'Mona');
+    const { message: _, ...waiting } = arrived;
+    expect(mona.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [waiting] });
+    expect(mona.joinSuccess.participants.map((p) => p.id)).toEqual([alice.joinSuccess.id]);
+    expect((await alice.next('control', 'joined')).payload.id).toBe(mona.joinSuccess.id);
+
+    alice.command('moderation', 'accept', { target: randomUUID() });
+    expect((await alice.next('moderation', 'error')).payload).toEqual({ message: 'error', error: 'not_in_waiting_room' });
+
+    alice.command('moderation', 'accept', { target: arrived.id });
+    expect((await gus.next()).payload).toEqual({ message: 'accepted' });
+    for (const client of [alice, mona]) {
+      expect((await client.next('moderation', 'left_waiting_room')).payload).toEqual({ message: 'left_waiting_room', id: arrived.id });
+    }
+    // accepted once: a second accept finds nobody waiting
+    mona.command('moderation', 'accept', { target: arrived.id });
+    expect((await mona.next('moderation', 'error')).payload.error).toBe('not_in_waiting_room');
+
+    gus.command('control', 'enter_room');
+    const entered = (await gus.next()).payload;
+    expect(entered).toMatchObject({ message: 'join_success', id: arrived.id, display_name: 'Gus', role: 'guest' });
+    expect(entered).not.toHaveProperty('moderation');
+    expect(entered.participants.map((p: { id: string }) => p.id)).toEqual([alice.joinSuccess.id, mona.joinSuccess.id]);
+    for (const client of [alice, mona]) {
+      const joined = (await client.next('control', 'joined')).payload;
+      expect(joined).toEqual({ message: 'joined', id: arrived.id, control: { ...arrived.control, joined_at: joined.control.joined_at, hand_updated_at: joined.control.joined_at } });
+    }
+
+    // in the room, a guest still may not accept, and may not enter again
+    gus.command('moderation', 'accept', { target: randomUUID() });
+    expect((await gus.next('moderation', 'error')).payload).toEqual({ message: 'error', error: 'insufficient_permissions' });
+    gus.command('control', 'enter_room');
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_accepted_or_not_in_waiting_room');
+    await Promise.all([alice.expectNothing('moderation'), mona.expectNothing('moderation')]);
+  });
+
+  it('holds users and callers too, while moderators go straight in', async () => {
+    const { roomId, moderator, invitee } = await room();
+    const alice = await join(moderator, 'Alice');
+    const mona = await join(await invitee('moderator'), 'Mona');
+    expect(mona.joinSuccess.role).toBe('moderator');
+    expect((await alice.next('control', 'joined')).payload.id).toBe(mona.joinSuccess.id);
+    await wait(await invitee('user'), 'Ulla');
+
+    const sip = await insertSipConfig(app, roomId);
+    const gateway = await app.issuer.serviceToken(['offline_access', 'call-in']);
+    const phone = kept(await connect(app, (await startCallIn(app, gateway, { id: sip.id, pin: sip.pin })).body.ticket));
+    phone.command('control', 'join', { display_name: '+49 30 1234' });
+    expect((await phone.next()).payload).toEqual({ message: 'in_waiting_room' });
+
+    const kinds = [];
+    for (let i = 0; i < 2; i++) kinds.push((await alice.next('moderation', 'joined_waiting_room')).payload.control);
+    expect(kinds.map((c) => [c.display_name, c.role, c.participation_kind])).toEqual([
+      ['Ulla', 'user', 'user'],
+      ['+49 30 1234', 'guest', 'sip'],
+    ]);
+    // the waiting ones are not in the room
+    await alice.expectNothing('control', 'joined');
+  });
+
+  it('refuses every other way in for a waiting participant', async () => {
+    const { moderator, guest } = await room();
+    const alice = await join(moderator, 'Alice');
+    const gus = await wait(guest, 'Gus');
+    const { id } = (await alice.next('moderation', 'joined_waiting_room')).payload;
+
+    gus.command('control', 'enter_room');
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_accepted_or_not_in_waiting_room');
+    gus.command('control', 'join', { display_name: 'Gus' });
+    expect((await gus.next('control', 'error')).payload.error).toBe('already_joined');
+    gus.command('moderation', 'accept', { target: id });
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_yet_joined');
+    gus.command('timer', 'start', { kind: 'stopwatch', enable_ready_check: false });
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_yet_joined');
+    await gus.expectNothing(undefined, undefined, 100);
+    await alice.expectNothing();
+
+    // still waiting: the moderator can accept it
+    alice.command('moderation', 'accept', { target: id });
+    await gus.next('moderation', 'accepted');
+  });
+
+  it('does not let a user who is in the room accept (moderators only)', async () => {
+    const { moderator, invitee } = await room({ waitingRoom: false });
+    const withWaiting = await room();
+    await join(moderator, 'Alice');
+    const ulla = await join(await invitee('user'), 'Ulla');
+    expect(ulla.joinSuccess).not.toHaveProperty('moderation');
+    ulla.command('moderation', 'accept', { target: randomUUID() });
+    expect((await ulla.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
+
+    // nor a user who was accepted into a room with a waiting room
+    const boss = await join(withWaiting.moderator, 'Boss');
+    const waiting = await wait(await withWaiting.invitee('user'), 'Uwe');
+    const { id } = (await boss.next('moderation', 'joined_waiting_room')).payload;
+    boss.command('moderation', 'accept', { target: id });
+    await waiting.next('moderation', 'accepted');
+    waiting.command('control', 'enter_room');
+    await waiting.next('control', 'join_success');
+    waiting.command('moderation', 'accept', { target: boss.joinSuccess.id });
+    expect((await waiting.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
+  });
+
+  it('lets exactly one of two moderators accepting at once win', async () => {
+    const { moderator, guest, invitee } = await room();
+    const alice = await join(moderator, 'Alice');
+    const mona = await join(await invitee('moderator'), 'Mona');
+    const gus = await wait(guest, 'Gus');
+    const { id } = (await alice.next('moderation', 'joined_waiting_room')).payload;
+    alice.command('moderation', 'accept', { target: id });
+    mona.command('moderation', 'accept', { target: id });
+    await gus.next('moderation', 'accepted');
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const errors = [alice, mona].flatMap((client) => client.received.filter((f) => f.namespace === 'moderation' && f.payload.message === 'error'));
+    expect(errors.map((f) => f.payload.error)).toEqual(['not_in_waiting_room']);
+    expect(gus.received.filter((f) => f.payload.message === 'accepted')).toHaveLength(1);
+    expect(alice.received.filter((f) => f.payload.message === 'left_waiting_room')).toHaveLength(1);
+  });
+
+  it('tells the moderators when a waiting participant goes, and only when it was still waiting', async () => {
+    const { moderator, guest } = await room();
+    const alice = await join(moderator, 'Alice');
+    const gus = await wait(guest, 'Gus');
+    const ida = await wait(guest, 'Ida');
+    const gusId = (await alice.next('moderation', 'joined_waiting_room')).payload.id;
+    const idaId = (await alice.next('moderation', 'joined_waiting_room')).payload.id;
+
+    await gus.close();
+    expect((await alice.next('moderation', 'left_waiting_room')).payload).toEqual({ message: 'left_waiting_room', id: gusId });
+    await alice.expectNothing('control', 'left');
+
+    alice.command('moderation', 'accept', { target: idaId });
+    await ida.next('moderation', 'accepted');
+    await alice.next('moderation', 'left_waiting_room');
+    await ida.close(); // accepted, never entered: the moderators saw it leave already
+    await alice.expectNothing('moderation');
+    await alice.expectNothing('control', 'left');
+
+    const mona = await join(moderator, 'Alice again');
+    expect(mona.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [] });
+  });
+
+  it('keeps each room to itself', async () => {
+    const first = await room();
+    const second = await room();
+    const alice = await join(first.moderator, 'Alice');
+    const olga = await join(second.moderator, 'Olga');
+    const gus = await wait(second.guest, 'Gus');
+    const { id } = (await olga.next('moderation', 'joined_waiting_room')).payload;
+    await alice.expectNothing('moderation');
+    // a moderator of another room cannot accept it
+    alice.command('moderation', 'accept', { target: id });
+    expect((await alice.next('moderation', 'error')).payload.error).toBe('not_in_waiting_room');
+    await gus.expectNothing('moderation', 'accepted');
+    expect((await join(first.moderator, 'Alice 2')).joinSuccess.moderation!.waiting_room_participants).toEqual([]);
+  });
+
+  it('lets an accepted participant who resumes its session skip the waiting room, and not one never accepted', async () => {
+    const { moderator, guest } = await room();
+    const alice = await join(moderator, 'Alice');
+    const gus = await wait(guest, 'Gus');
+    const ida = await wait(guest, 'Ida');
+    const gusId = (await alice.next('moderation', 'joined_waiting_room')).payload.id;
+    const idaId = (await alice.next('moderation', 'joined_waiting_room')).payload.id;
+    alice.command('moderation', 'accept', { target: gusId });
+    await gus.next('moderation', 'accepted');
+    gus.command('control', 'enter_room');
+    await gus.next('control', 'join_success');
+
+    await Promise.all([gus.close(), ida.close()]);
+    await alice.next('control', 'left');
+    await alice.next('moderation', 'left_waiting_room');
+
+    const back = await openResuming(guest, gus.resumption);
+    back.command('control', 'join', { display_name: 'Gus' });
+    expect((await back.next()).payload).toMatchObject({ message: 'join_success', id: gusId });
+    const idaBack = await openResuming(guest, ida.resumption);
+    idaBack.command('control', 'join', { display_name: 'Ida' });
+    expect((await idaBack.next()).payload).toEqual({ message: 'in_waiting_room' });
+    expect((await alice.next('moderation', 'joined_waiting_room')).payload.id).toBe(idaId);
+  });
+
+  it('does not exist when the tariff switches the moderation module off', async () => {
+    const { moderator, guest } = await room({ tariff: 'unmoderated' });
+    const alice = await join(moderator, 'Alice');
+    expect(alice.joinSuccess).not.toHaveProperty('moderation');
+    const gus = await join(guest, 'Gus');
+    expect(gus.joinSuccess.participants.map((p) => p.id)).toEqual([alice.joinSuccess.id]);
+    alice.command('moderation', 'accept', { target: gus.joinSuccess.id });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_namespace' });
+  });
+});

@@ -1,0 +1,140 @@
+/**
+ * The membership store's contract, run against the in-process store and, when REDIS_URL is set,
+ * the Redis store through two connections (two service instances sharing one room).
+ */
+import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import type { MemberRecord, MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
+import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
+import { createRedisMembershipStore } from '../../../src/signaling/modules/control/membership.redis.js';
+
+const redisUrl = process.env.REDIS_URL || undefined;
+const T0 = Date.UTC(2026, 4, 4, 9, 30);
+
+const member = (name: string, joinedAtMs = T0): MemberRecord => {
+  const joinedAt = new Date(joinedAtMs).toISOString();
+  return {
+    id: randomUUID(),
+    control: {
+      display_name: name,
+      role: 'guest',
+      participation_kind: 'guest',
+      hand_is_up: false,
+      joined_at: joinedAt,
+      left_at: null,
+      hand_updated_at: joinedAt,
+      is_room_owner: false,
+    },
+  };
+};
+
+const byId = (records: MemberRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id));
+
+/** The cases, for two stores over the same state (the same store twice in process). */
+function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
+  it('adds members, keeps their records, and starts the room at the first join', async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ada, bob] = [member('Ada'), member('Bob')];
+    expect(await store.startedAt(roomId)).toBeUndefined();
+    expect(await store.join(roomId, ada, undefined, T0)).toEqual({ joined: true, startedAtMs: T0 });
+    expect(await other.join(roomId, bob, undefined, T0 + 5_000)).toEqual({ joined: true, startedAtMs: T0 });
+    expect(await other.startedAt(roomId)).toBe(T0);
+    expect(byId(await store.members(roomId))).toEqual(byId([ada, bob]));
+  });
+
+  it('refuses a join when `limit` others are in, and takes it again once one has left', async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ada, bob, cid] = [member('Ada'), member('Bob'), member('Cid')];
+    expect((await store.join(roomId, ada, 2, T0)).joined).toBe(true);
+    expect((await other.join(roomId, bob, 2, T0)).joined).toBe(true);
+    expect(await store.join(roomId, cid, 2, T0)).toEqual({ joined: false, reason: 'participant_limit_reached' });
+    expect(await other.members(roomId)).toHaveLength(2);
+    // a member already in the room is no newcomer: its record is replaced
+    const renamed = { ...bob, control: { ...bob.control, display_name: 'Bobby' } };
+    expect((await store.join(roomId, renamed, 2, T0)).joined).toBe(true);
+    expect(byId(await store.members(roomId))).toEqual(byId([ada, renamed]));
+    await other.leave(roomId, ada.id);
+    expect((await store.join(roomId, cid, 2, T0)).joined).toBe(true);
+    expect(byId(await other.members(roomId))).toEqual(byId([renamed, cid]));
+  });
+
+  it('lets nobody in with a limit of 0', async () => {
+    const [store] = stores();
+    const roomId = randomUUID();
+    expect((await store.join(roomId, member('Ada'), 0, T0)).joined).toBe(false);
+    expect(await store.members(roomId)).toEqual([]);
+    expect(await store.startedAt(roomId)).toBeUndefined();
+  });
+
+  it('counts who is left; the last one out ends the room, and the next join starts it anew', async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ada, bob] = [member('Ada'), member('Bob')];
+    await store.join(roomId, ada, undefined, T0);
+    await other.join(roomId, bob, undefined, T0);
+    expect(await other.leave(roomId, ada.id)).toEqual({ removed: true, remaining: 1 });
+    expect(await store.leave(roomId, ada.id)).toEqual({ removed: false, remaining: 1 });
+    expect(await store.startedAt(roomId)).toBe(T0);
+    expect(await store.leave(roomId, bob.id)).toEqual({ removed: true, remaining: 0 });
+    expect(await other.startedAt(roomId)).toBeUndefined();
+    expect(await other.members(roomId)).toEqual([]);
+    expect(await other.join(roomId, ada, undefined, T0 + 60_000)).toEqual({ joined: true, startedAtMs: T0 + 60_000 });
+    await store.leave(roomId, ada.id);
+  });
+
+  it('keeps rooms apart', async () => {
+    const [store, other] = stores();
+    const [first, second] = [randomUUID(), randomUUID()];
+    const [ada, bob] = [member('Ada'), member('Bob')];
+    await store.join(first, ada, 1, T0);
+    expect(await other.join(second, bob, 1, T0 + 1)).toEqual({ joined: true, startedAtMs: T0 + 1 });
+    expect(await store.members(first)).toEqual([ada]);
+    expect(await store.members(second)).toEqual([bob]);
+    expect(await other.leave(second, ada.id)).toEqual({ removed: false, remaining: 1 });
+    await store.leave(first, ada.id);
+    await other.leave(second, bob.id);
+  });
+
+  it('lets exactly `limit` of many concurrent joins from both instances in', async () => {
+    const pair = stores();
+    const roomId = randomUUID();
+    const outcomes = await Promise.all(
+      Array.from({ length: 20 }, (_, i) => pair[i % 2]!.join(roomId, member(`P${i}`), 3, T0)),
+    );
+    expect(outcomes.filter((outcome) => outcome.joined)).toHaveLength(3);
+    expect(await pair[0].members(roomId)).toHaveLength(3);
+    for (const { id } of await pair[0].members(roomId)) await pair[1].leave(roomId, id);
+  });
+}
+
+describe('in-process membership store', () => {
+  membershipContract(() => {
+    const store = createLocalMembershipStore();
+    return [store, store];
+  });
+});
+
+describe.skipIf(!redisUrl)('Redis membership store', () => {
+  const clients: Redis[] = [];
+  beforeAll(() => {
+    clients.push(new Redis(redisUrl!), new Redis(redisUrl!));
+  });
+  afterAll(async () => {
+    await Promise.all(clients.map((client) => client.quit()));
+  });
+  membershipContract(() => [createRedisMembershipStore(clients[0]!), createRedisMembershipStore(clients[1]!)]);
+
+  it('leaves no key behind once a room is empty', async () => {
+    const store = createRedisMembershipStore(clients[0]!);
+    const roomId = randomUUID();
+    const ada = member('Ada');
+    await store.join(roomId, ada, 5, T0);
+    expect(await clients[1]!.exists(`convene:signaling:room:${roomId}:members`, `convene:signaling:room:${roomId}:started_at`)).toBe(2);
+    await store.leave(roomId, ada.id);
+    expect(await clients[1]!.keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+  });
+});
