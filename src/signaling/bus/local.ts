@@ -2,9 +2,11 @@
  * The in-process bus (no Redis): one instance only. Delivery is asynchronous, as through Redis, so
  * that no caller depends on a listener having run when `publish` returns; order is kept.
  */
+import type { Logger } from '../../logger.js';
 import type { RoomListener, SignalingBus } from './signaling-bus.js';
 
-export function createLocalBus(): SignalingBus {
+/** `logger` hears of a listener that throws; the other listeners still get the message. */
+export function createLocalBus(logger?: Pick<Logger, 'error'>): SignalingBus {
   const rooms = new Map<string, Set<RoomListener>>();
   return {
     async subscribe(roomId, listener) {
@@ -23,7 +25,13 @@ export function createLocalBus(): SignalingBus {
       if (!listeners) return;
       const snapshot = [...listeners];
       queueMicrotask(() => {
-        for (const listener of snapshot) listener(message);
+        for (const listener of snapshot) {
+          try {
+            listener(message);
+          } catch (err) {
+            logger?.error({ err, roomId }, 'a signaling bus listener failed');
+          }
+        }
       });
     },
     async close() {
