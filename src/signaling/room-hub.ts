@@ -40,12 +40,16 @@ export class RoomHub {
   }
 
   private deliver(message: RoomMessage): void {
+    const module = this.modules.get(message.namespace);
     try {
-      this.modules.get(message.namespace)?.onRoomMessage?.(this, message);
+      module?.onRoomMessage?.(this, message);
     } catch (err) {
       this.logger.error({ err, roomId: this.roomId, namespace: message.namespace }, 'a module failed on a room message');
     }
-    for (const session of this.audienceOf(message)) session.send(message.namespace, message.payload);
+    for (const session of this.audienceOf(message)) {
+      if (module?.withholds?.(session, message)) continue;
+      session.send(message.namespace, message.payload);
+    }
   }
 
   /** @internal RoomHubs opens and closes hubs. */

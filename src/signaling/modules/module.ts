@@ -39,6 +39,8 @@ export interface SignalingModule {
   participantLeft?(session: Session, hub: RoomHub, info: { roomEmpty: boolean }): Promise<void>;
   /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
   onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
+  /** True when a local session in the message's audience should not get it after all (a duplicate). */
+  withholds?(session: Session, message: RoomMessage): boolean;
   /** The first local session of a room arrived on this instance / the last one left. */
   hubOpened?(hub: RoomHub): Promise<void>;
   hubClosed?(hub: RoomHub): void;

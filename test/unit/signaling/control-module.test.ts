@@ -9,6 +9,8 @@ import { createControlModule } from '../../../src/signaling/modules/control/cont
 import { createModerationModule } from '../../../src/signaling/modules/moderation/moderation.module.js';
 import type { ControlModule, SignalingModule } from '../../../src/signaling/modules/module.js';
 import type { RoomContext } from '../../../src/signaling/room-context.js';
+import { createLocalBus } from '../../../src/signaling/bus/local.js';
+import type { SignalingBus } from '../../../src/signaling/bus/signaling-bus.js';
 import { createModuleTester, type FakeSession, type ModuleTester } from '../../support/module-tester.js';
 
 let tester: ModuleTester;
@@ -154,6 +156,43 @@ describe('a join held up while another completes', () => {
     expect(events.map((event) => event.message)).toEqual(['join_success', 'joined']);
     expect(events[0]!.participants).toEqual([]);
     expect(events[1]!.id).toBe(quick.id);
+  });
+});
+
+describe('a joined on its way while the joiner reads the member list', () => {
+  it("is not sent to a joiner whose join_success already listed that participant, and a later rejoin is", async () => {
+    // a bus that holds published messages until the test lets them go, as Redis may while a join runs
+    const inner = createLocalBus();
+    let held: Array<() => Promise<void>> | undefined;
+    const bus: SignalingBus = {
+      subscribe: (roomId, listener) => inner.subscribe(roomId, listener),
+      publish: (roomId, message) => (held ? (held.push(() => inner.publish(roomId, message)), Promise.resolve()) : inner.publish(roomId, message)),
+      close: () => inner.close(),
+    };
+    await tester.close();
+    tester = createModuleTester({ bus });
+    const [alice, bob] = [tester.participant({ displayName: 'Alice' }), tester.participant({ displayName: 'Bob' })];
+    await tester.connect(bob);
+
+    held = [];
+    await tester.join(alice); // Alice is in the member list; her joined waits on the bus
+    await tester.join(bob); // Bob's join_success lists Alice
+    const release = held;
+    held = undefined;
+    for (const publish of release) await publish();
+    await tester.flush();
+    const [success, ...rest] = tester.payloads(bob, 'control');
+    expect(success).toMatchObject({ message: 'join_success', participants: [expect.objectContaining({ id: alice.id })] });
+    expect(rest).toEqual([]);
+
+    // the same participant coming back is news to Bob
+    await tester.leave(alice);
+    const again = tester.participant({ resumes: alice, displayName: 'Alice' });
+    await tester.join(again);
+    expect(tester.payloads(bob, 'control').map((event) => [event.message, event.id])).toEqual([
+      ['left', alice.id],
+      ['joined', alice.id],
+    ]);
   });
 });
 

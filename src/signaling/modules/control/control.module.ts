@@ -26,10 +26,36 @@ import { createTimeLimit } from './time-limit.js';
 type ControlError = 'already_joined' | 'invalid_username' | 'not_accepted_or_not_in_waiting_room';
 
 const MAX_DISPLAY_NAME = 100;
+/**
+ * A participant that entered this long before a joiner read the member list may still have its
+ * `joined` on the way to the joiner (through Redis): the joiner ignores that one `joined`, since its
+ * `join_success` already listed the participant. Publishing follows entering within milliseconds.
+ */
+const JOINED_IN_FLIGHT_MS = 5_000;
 
 export function createControlModule(deps: ModuleDeps): ControlModule {
   const membership = deps.redis ? createRedisMembershipStore(deps.redis) : createLocalMembershipStore();
   const timeLimit = createTimeLimit(deps, membership);
+  /** Per joiner: the recent entrants its `join_success` listed, whose `joined` it must not get again. */
+  const listedRecently = new WeakMap<Session, Set<string>>();
+
+  function rememberListed(session: Session, others: readonly { id: string; control: { joined_at: string } }[]): Set<string> {
+    const since = deps.scheduler.now() - JOINED_IN_FLIGHT_MS;
+    const recent = new Set(others.filter((other) => Date.parse(other.control.joined_at) >= since).map((other) => other.id));
+    if (recent.size > 0) {
+      listedRecently.set(session, recent);
+      // housekeeping on the real clock: it frees memory and decides nothing
+      setTimeout(() => listedRecently.delete(session), JOINED_IN_FLIGHT_MS).unref();
+    }
+    return recent;
+  }
+  /** Consumes the one `joined` of a listed participant; a later one (after its `left`) goes through. */
+  function alreadyListed(session: Session, payload: Record<string, unknown>): boolean {
+    const listed = listedRecently.get(session);
+    if (!listed || typeof payload.id !== 'string') return false;
+    if (payload.message === 'left') listed.delete(payload.id);
+    return payload.message === 'joined' && listed.delete(payload.id);
+  }
 
   const fail = (session: Session, error: ControlError) => session.send('control', { message: 'error', error });
   const nowIso = () => new Date(deps.scheduler.now()).toISOString();
@@ -80,6 +106,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
         joinDataOf(modules, session, hub),
       ]);
       const closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
+      rememberListed(session, others);
       held.release({
         namespace: 'control',
         payload: {
@@ -95,7 +122,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
           participants,
           ...moduleData,
         },
-      });
+      }, (namespace, payload) => namespace === 'control' && alreadyListed(session, payload));
       entered = true;
       if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
       await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
@@ -161,6 +188,10 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
       if (session.state !== 'joined') return;
       const view = await viewOf(roomModules(deps, session.room), session.room.roomId, memberRecord(session));
       await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
+    },
+
+    withholds(session, message) {
+      return alreadyListed(session, message.payload);
     },
 
     hubClosed(hub) {

@@ -8,8 +8,8 @@
 import type { EventPayload, Session } from '../../session.js';
 
 export interface HeldSends {
-  /** Sends `first`, then everything held, and stops holding. */
-  release(first: { namespace: string; payload: EventPayload }): void;
+  /** Sends `first`, then everything held but what `skip` drops, and stops holding. */
+  release(first: { namespace: string; payload: EventPayload }, skip?: (namespace: string, payload: EventPayload) => boolean): void;
   /** Stops holding; what was held is dropped (the participant did not enter after all). */
   drop(): void;
 }
@@ -19,10 +19,10 @@ export function holdSends(session: Session): HeldSends {
   const send = session.send;
   session.send = (namespace, payload) => void held.push([namespace, payload]);
   return {
-    release(first) {
+    release(first, skip) {
       session.send = send;
       session.send(first.namespace, first.payload);
-      for (const [namespace, payload] of held.splice(0)) session.send(namespace, payload);
+      for (const [namespace, payload] of held.splice(0)) if (!skip?.(namespace, payload)) session.send(namespace, payload);
     },
     drop() {
       session.send = send;
