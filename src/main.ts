@@ -1,6 +1,7 @@
 /**
  * The composition root: load the configuration, build the instance, listen, and drain on SIGTERM or
- * SIGINT (in-flight requests finish, idle connections close, then the database).
+ * SIGINT (signaling sockets close with 1001 and their participants leave, in-flight requests finish,
+ * idle connections close, then the database).
  */
 import { loadConfigOrExit } from './config/load.js';
 import { DataDirLockedError } from './db/connect.js';

@@ -1,6 +1,7 @@
 /**
  * Builds one Convene instance from a configuration: database (migrated), identity, domain services,
- * the HTTP app and its server. main.ts listens and handles signals; tests build instances on port 0.
+ * the HTTP app and its server, with the `/signaling` WebSocket on it. main.ts listens and handles
+ * signals; tests build instances on port 0.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -21,7 +22,9 @@ import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
 import { systemClock, type Clock } from './domain/clock.js';
-import { sharedStateFromConfig } from './signaling/shared-state.js';
+import { systemScheduler } from './signaling/scheduler.js';
+import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
+import { sharedStateFromConfig, type SharedState } from './signaling/shared-state.js';
 import type { SignalingStore } from './signaling/store/signaling-store.js';
 
 export interface ConveneOptions {
@@ -39,6 +42,8 @@ export interface Convene {
   identity: Identity;
   /** Tickets and resumption records, shared with the signaling WebSocket. */
   signalingStore: SignalingStore;
+  /** The `/signaling` WebSocket, attached to `server`. */
+  signaling: SignalingServer;
   logger: Logger;
   /** Sends the e-mail outbox; absent without `[smtp] url` (the outbox is then kept, nothing lost). */
   mailWorker?: MailWorker;
@@ -56,6 +61,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     (await openDatabase(config.database, {
       onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; the next query reconnects'),
     }));
+  let closeShared: SharedState['close'] | undefined;
   try {
     if (ownsDatabase) await migrateToLatest(database.db);
 
@@ -67,6 +73,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const assetStorage = await assetStorageFromConfig(config);
     const clock = options.clock ?? systemClock;
     const shared = sharedStateFromConfig(config, clock, logger);
+    closeShared = () => shared.close();
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
     // shared through the database so that every instance reads every other's page cursors
     const cursorSecret = config.http.cursor_secret ?? (() => sharedSecret(database.db, 'page_cursors'));
@@ -91,8 +98,18 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       handlers,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
-    const server = createServer(http.app);
+    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, http.app);
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
+    const signaling = createSignalingServer({
+      config,
+      db: database.db,
+      tariffs,
+      signalingStore: shared.signalingStore,
+      redis: shared.redis,
+      logger,
+      scheduler: systemScheduler(clock),
+    });
+    signaling.attach(server);
     const smtpUrl = config.smtp.url;
     const mailWorker = smtpUrl ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger }) : undefined;
 
@@ -101,6 +118,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       database,
       identity,
       signalingStore: shared.signalingStore,
+      signaling,
       logger,
       mailWorker,
       listen(port = config.http.port, host = config.http.host) {
@@ -115,6 +133,8 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       },
       warmUp: () => http.warmUp(),
       async close() {
+        // first, while the store and the bus still work: sockets close with 1001 and their participants leave
+        await signaling.close();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -128,6 +148,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       },
     };
   } catch (err) {
+    await closeShared?.(); // its Redis connection would keep the process alive
     if (ownsDatabase) await database.close();
     throw err;
   }

@@ -160,7 +160,7 @@ export interface components {
          */
         ErrorBody: {
             /** @enum {string} */
-            code: "missing_protocol" | "invalid_protocol" | "missing_ticket" | "invalid_ticket" | "internal_server_error";
+            code: "missing_protocol" | "invalid_protocol" | "missing_ticket" | "invalid_ticket" | "invalid_upgrade" | "internal_server_error" | "service_unavailable";
             /** @description Where the code is documented. */
             documentation_url: string;
             /** @description Human-readable explanation. */

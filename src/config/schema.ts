@@ -8,6 +8,7 @@
  * stop the service instead of being ignored. A key with a `default` is always present after loading;
  * a key without one is optional.
  */
+import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../signaling/store/signaling-store.js';
 
 export interface TariffDefinition {
   /** Quota name → value, e.g. `max_storage` (bytes), `room_participant_limit`, `room_time_limit_secs`. */
@@ -60,7 +61,20 @@ export interface Config {
     disallow_custom_display_name: boolean;
   };
   tariffs: { default: string; claim?: string; definitions: Record<string, TariffDefinition> };
-  signaling: { protocols: string[] };
+  /**
+   * The `/signaling` WebSocket: accepted subprotocols; frames over `max_frame_bytes` close the socket
+   * (1009), frames over `max_message_bytes` are refused with an error; ping every `ping_interval_ms`,
+   * drop after `pong_timeout_ms` without a pong; a live session refreshes its resumption record every
+   * `resumption_refresh_ms`.
+   */
+  signaling: {
+    protocols: string[];
+    max_frame_bytes: number;
+    max_message_bytes: number;
+    ping_interval_ms: number;
+    pong_timeout_ms: number;
+    resumption_refresh_ms: number;
+  };
   /** `["*"]` allows any origin. */
   cors: { origins: string[] };
   logging: { level: string };
@@ -173,6 +187,18 @@ export const configSchema = {
     }),
     signaling: section({
       protocols: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, default: DEFAULT_SIGNALING_PROTOCOLS },
+      // a join frame must fit: 1 KiB at the least
+      max_frame_bytes: { type: 'integer', minimum: 1024, default: 1048576 },
+      max_message_bytes: { type: 'integer', minimum: 1024, default: 65536 },
+      ping_interval_ms: { type: 'integer', minimum: 100, default: 15000 },
+      pong_timeout_ms: { type: 'integer', minimum: 100, default: 20000 },
+      // at most half the record's lifetime, so that one late refresh does not let a live session's token expire
+      resumption_refresh_ms: {
+        type: 'integer',
+        minimum: 100,
+        maximum: (RESUMPTION_TTL_SECONDS * 1000) / 2,
+        default: RESUMPTION_REFRESH_SECONDS * 1000,
+      },
     }),
     cors: section({
       origins: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, default: ['*'] },

@@ -1,0 +1,183 @@
+/**
+ * The `/signaling` entry point (design.md §6): takes the HTTP server's upgrade requests, answers
+ * every rejection as plain HTTP with the error body before the upgrade, and turns an accepted one
+ * into a Connection. Order: the request is a WebSocket opening → the header offers an accepted
+ * protocol and a ticket → the ticket is taken from the store (single use, on any instance) → its
+ * room still exists → upgrade, echoing only the chosen protocol.
+ *
+ * It also owns what the connections share: the bus (Redis or in-process), the room hubs and the
+ * modules. `close()` closes every socket with 1001 and lets each participant leave as usual.
+ */
+import type { IncomingMessage, Server } from 'node:http';
+import { STATUS_CODES } from 'node:http';
+import type { Duplex } from 'node:stream';
+import type { Redis } from 'ioredis';
+import type { Kysely } from 'kysely';
+import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from '../config/schema.js';
+import type { DB } from '../db/schema.js';
+import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
+import { errors } from '../http/errors.js';
+import type { Logger } from '../logger.js';
+import { createLocalBus } from './bus/local.js';
+import { createRedisBus } from './bus/redis.js';
+import { Connection } from './connection.js';
+import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshake.js';
+import { createSignalingModules } from './modules/index.js';
+import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
+import { RoomHubs } from './room-hub.js';
+import type { Scheduler } from './scheduler.js';
+import type { SignalingStore } from './store/signaling-store.js';
+
+export interface SignalingServerDeps {
+  config: Config;
+  db: Kysely<DB>;
+  tariffs: TariffCatalog;
+  signalingStore: SignalingStore;
+  /** Set when instances share state: the bus and the modules' state then live in Redis. */
+  redis?: Redis;
+  logger: Logger;
+  scheduler: Scheduler;
+}
+
+export interface SignalingServer {
+  /** Answers the server's upgrade requests to `/signaling`. */
+  attach(server: Server): void;
+  /** Refuses new sockets, closes the open ones with 1001, and waits until every participant has left. */
+  close(): Promise<void>;
+}
+
+const PATH = '/signaling';
+/** How long closing sockets get to answer the close frame at shutdown before they are cut. */
+const CLOSE_GRACE_MS = 2_000;
+
+export function createSignalingServer(deps: SignalingServerDeps): SignalingServer {
+  const { config, db, tariffs, signalingStore, redis, logger, scheduler } = deps;
+  const limits = config.signaling;
+  if (limits.max_message_bytes > limits.max_frame_bytes) {
+    throw new Error('signaling.max_message_bytes must not exceed signaling.max_frame_bytes');
+  }
+  const log = logger.child({ component: 'signaling' });
+  const bus = redis ? createRedisBus(redis, log) : createLocalBus(log);
+  const modules = createSignalingModules({ config, db, redis, bus, hubs: () => hubs, scheduler, logger: log });
+  const hubs = new RoomHubs(bus, modules.byNamespace, log);
+  const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log };
+
+  /** The protocol chosen for each request being upgraded, for ws's handleProtocols. */
+  const chosen = new WeakMap<IncomingMessage, string>();
+  const wss = new WebSocketServer({
+    noServer: true,
+    clientTracking: false,
+    perMessageDeflate: false,
+    maxPayload: limits.max_frame_bytes,
+    handleProtocols: (_offered, request) => chosen.get(request) ?? false,
+  });
+  const connections = new Set<Connection>();
+  const upgrading = new Set<Promise<void>>();
+  let closing = false;
+
+  /** Everything before the upgrade; a rejection is answered here, never left hanging. */
+  async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
+    // only before Node 24.9, which has no shouldUpgradeCallback: every upgrade request comes here
+    if (!isSignalingRequest(request)) {
+      return reject(socket, 404, errors.routeNotFound(request.method ?? 'GET', pathOf(request.url)).toBody());
+    }
+    const notAnOpening = checkUpgradeRequest(request);
+    if (notAnOpening) return reject(socket, notAnOpening.status, notAnOpening.body);
+    const offer = parseHandshake(request.headersDistinct['sec-websocket-protocol'], limits.protocols);
+    if (!offer.ok) return reject(socket, offer.error.status, offer.error.body);
+
+    let context: { room: RoomContext; participant: ParticipantContext } | undefined;
+    try {
+      const ticket = await signalingStore.takeTicket(offer.ticket);
+      context = ticket && (await loadRoomContext(db, tariffs, ticket));
+    } catch (err) {
+      log.error({ err }, 'redeeming a signaling ticket failed');
+      const internal = handshakeErrors.internal();
+      return reject(socket, internal.status, internal.body);
+    }
+    // a ticket whose room was deleted since is as good as none
+    if (!context) {
+      const invalid = handshakeErrors.invalidTicket();
+      return reject(socket, invalid.status, invalid.body);
+    }
+    if (closing) return reject(socket, 503, errors.serviceUnavailable('The server is shutting down').toBody());
+    if (socket.destroyed) return; // the client gave up while the ticket was redeemed
+
+    const { room, participant } = context;
+    chosen.set(request, offer.protocol);
+    // ws parses the header again, strictly (no empty or repeated entries); the choice is made, so it sees only that
+    request.headers['sec-websocket-protocol'] = offer.protocol;
+    wss.handleUpgrade(request, socket, head, (ws: WebSocket) => {
+      const connection = new Connection(ws, room, participant, connectionDeps);
+      connections.add(connection);
+      void connection.done.then(() => connections.delete(connection));
+    });
+  }
+
+  function onUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void {
+    // the HTTP server stops watching the socket on upgrade: a reset while the ticket is redeemed, or
+    // while a refusal is written, must not crash the process (after the upgrade ws listens too)
+    socket.on('error', (err) => {
+      log.debug({ err }, 'signaling socket error');
+      socket.destroy();
+    });
+    const pending = upgrade(request, socket, head)
+      .catch((err: unknown) => {
+        log.error({ err }, 'signaling upgrade failed');
+        socket.destroy();
+      })
+      .finally(() => upgrading.delete(pending));
+    upgrading.add(pending);
+  }
+
+  return {
+    attach(server) {
+      server.on('upgrade', onUpgrade);
+    },
+    async close() {
+      closing = true;
+      await Promise.allSettled(upgrading);
+      for (const connection of connections) connection.close(1001, 'server shutting down');
+      const cut = setTimeout(() => {
+        for (const connection of connections) connection.terminate();
+      }, CLOSE_GRACE_MS);
+      await Promise.allSettled([...connections].map((connection) => connection.done));
+      clearTimeout(cut);
+      wss.close();
+      for (const module of modules.byNamespace.values()) {
+        await module.close?.().catch((err: unknown) => log.error({ err, namespace: module.namespace }, 'closing a signaling module failed'));
+      }
+      await bus.close();
+    },
+  };
+}
+
+/**
+ * Whether an upgrade request is the signaling server's (the HTTP server's `shouldUpgradeCallback`):
+ * upgrades elsewhere (`Upgrade: h2c` from curl …) are ordinary requests for the HTTP app.
+ */
+export function isSignalingRequest(request: IncomingMessage): boolean {
+  return pathOf(request.url) === PATH;
+}
+
+function pathOf(url: string | undefined): string {
+  const path = url ?? '/';
+  const query = path.indexOf('?');
+  return query === -1 ? path : path.slice(0, query);
+}
+
+/** A plain HTTP answer with a JSON error body, then the socket is closed. */
+function reject(socket: Duplex, status: number, body: object): void {
+  if (socket.destroyed) return;
+  const json = JSON.stringify(body);
+  socket.once('finish', () => socket.destroy());
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
+      'Connection: close\r\n' +
+      'Content-Type: application/json\r\n' +
+      `Content-Length: ${Buffer.byteLength(json)}\r\n` +
+      '\r\n' +
+      json,
+  );
+}
