@@ -198,7 +198,7 @@ describe('malformed frames fail', () => {
     expect(stopped({ kind: 'by_moderator', participant_id: PARTICIPANT_ID })).toBe(true);
   });
 
-  it('join: display_name is a string; its length is the module's rule (invalid_username after trimming)', () => {
+  it("join: display_name is a string; its length is the module's rule (invalid_username after trimming)", () => {
     const join = (display_name: unknown) => validate_control_join({ namespace: 'control', payload: { action: 'join', display_name } });
     expect(join(42)).toBe(false);
     expect(join(null)).toBe(false);
