@@ -64,8 +64,8 @@ export interface Config {
   /**
    * The `/signaling` WebSocket: accepted subprotocols; frames over `max_frame_bytes` close the socket
    * (1009), frames over `max_message_bytes` are refused with an error; ping every `ping_interval_ms`,
-   * drop after `pong_timeout_ms` without a pong; a live session refreshes its resumption record every
-   * `resumption_refresh_ms`.
+   * drop after `pong_timeout_ms` (longer than the interval) without a pong; a live session refreshes
+   * its resumption record every `resumption_refresh_ms`.
    */
   signaling: {
     protocols: string[];

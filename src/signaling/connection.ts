@@ -8,6 +8,11 @@
  * Also here: the heartbeat (ping, drop without pong), the resumption record (saved on open,
  * refreshed while the socket lives, marked disconnected when it closes) and the departure through
  * the control module, whatever closed the socket.
+ *
+ * Memory per socket is bounded both ways: a client sending faster than its commands are handled is
+ * not read further while `MAX_PENDING_FRAMES` wait (TCP holds the rest, the client is slowed, not
+ * refused), and a client that does not read what it is sent is cut once `MAX_UNSENT_BYTES` wait.
+ * A socket not read does not deliver pongs either: commands held up for the pong timeout drop it.
  */
 import type WebSocket from 'ws';
 import { commandValidators, validateClientEnvelope } from '../../generated/signaling/validators.js';
@@ -41,6 +46,11 @@ const BEFORE_JOIN: ReadonlySet<string> = new Set(['control', 'echo']);
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Frames read and not yet handled beyond which the socket is no longer read (at most one more read's worth arrives). */
+const MAX_PENDING_FRAMES = 32;
+/** Bytes sent and not yet taken by the client beyond which it is dropped as too slow (`left` with `timeout`). */
+const MAX_UNSENT_BYTES = 8 * 1024 * 1024;
+
 export class Connection implements Session {
   state: SessionState = 'connected';
   role: Role;
@@ -51,9 +61,10 @@ export class Connection implements Session {
   private hub?: RoomHub;
   /** The commands (and at last the departure) of this socket, one after another. */
   private queue: Promise<void>;
+  /** Frames in the queue, the one being handled included. */
+  private pending = 0;
   private closing = false;
   private leaveReason: LeaveReason = 'quit';
-  private lastPongAt = performance.now();
   private readonly timers: NodeJS.Timeout[] = [];
   private readonly log: Logger;
   /** Settles once the participant has left and the socket's state is cleaned up. */
@@ -68,8 +79,7 @@ export class Connection implements Session {
     this.role = participant.role;
     this.log = deps.logger.child({ roomId: room.roomId, participantId: participant.id });
     this.queue = this.open().catch((err: unknown) => this.log.error({ err }, 'opening the session failed'));
-    ws.on('message', (data: Buffer) => this.enqueue(() => this.handleFrame(data)));
-    ws.on('pong', () => (this.lastPongAt = performance.now()));
+    ws.on('message', (data: Buffer) => this.receive(data));
     // ws closes the socket itself on a protocol error (1002, 1007, 1009 over max_frame_bytes …)
     ws.on('error', (err) => this.log.debug({ err }, 'signaling socket error'));
     this.done = new Promise((resolve) =>
@@ -80,6 +90,7 @@ export class Connection implements Session {
 
   send(namespace: string, payload: EventPayload): void {
     if (this.ws.readyState !== this.ws.OPEN) return;
+    if (this.ws.bufferedAmount > MAX_UNSENT_BYTES) return this.drop();
     const timestamp = new Date(this.deps.scheduler.now()).toISOString();
     this.ws.send(JSON.stringify({ namespace, timestamp, payload }));
   }
@@ -90,6 +101,12 @@ export class Connection implements Session {
 
   /** Cuts the socket without a closing handshake (a client that does not answer the close frame). */
   terminate(): void {
+    this.ws.terminate();
+  }
+
+  /** Cuts a client that stopped answering or reading: the others see it leave on `timeout`. */
+  private drop(): void {
+    this.leaveReason = 'timeout';
     this.ws.terminate();
   }
 
@@ -115,22 +132,32 @@ export class Connection implements Session {
     this.hub = hub.value;
   }
 
-  private enqueue(task: () => Promise<void>): void {
-    this.queue = this.queue.then(task).catch((err: unknown) => this.log.error({ err }, 'signaling task failed'));
+  /** Queues a frame; a full queue stops the reading until it has room again. */
+  private receive(data: Buffer): void {
+    // an oversize frame is answered in its turn, without keeping its bytes meanwhile
+    const task = data.length > this.deps.config.max_message_bytes ? async () => this.fail('message_too_large') : () => this.handleFrame(data);
+    if (++this.pending === MAX_PENDING_FRAMES) this.ws.pause();
+    this.queue = this.queue
+      .then(task)
+      .catch((err: unknown) => this.log.error({ err }, 'signaling task failed'))
+      .finally(() => {
+        if (this.pending-- === MAX_PENDING_FRAMES) this.ws.resume();
+      });
   }
 
-  /** Pings every `ping_interval_ms`; a socket without a pong for `pong_timeout_ms` is cut. */
+  /** Pings every `ping_interval_ms`; a socket without a pong for `pong_timeout_ms` (since the last one, or the opening) is cut. */
   private startHeartbeat(): void {
     const { ping_interval_ms, pong_timeout_ms } = this.deps.config;
     this.every(ping_interval_ms, () => {
-      if (this.ws.readyState !== this.ws.OPEN) return; // closing: ws ends it (or terminates it) itself
-      if (performance.now() - this.lastPongAt > pong_timeout_ms) {
-        this.leaveReason = 'timeout';
-        this.ws.terminate();
-      } else {
-        this.ws.ping();
-      }
+      if (this.ws.readyState === this.ws.OPEN) this.ws.ping();
     });
+    const deadline = setTimeout(() => {
+      // closing: ws ends it (or terminates it) itself
+      if (this.ws.readyState === this.ws.OPEN) this.drop();
+    }, pong_timeout_ms);
+    deadline.unref();
+    this.timers.push(deadline);
+    this.ws.on('pong', () => deadline.refresh());
   }
 
   /** Refreshes the saved resumption record while the socket lives. */
@@ -153,7 +180,6 @@ export class Connection implements Session {
 
   private async handleFrame(data: Buffer): Promise<void> {
     if (this.closing) return;
-    if (data.length > this.deps.config.max_message_bytes) return this.fail('message_too_large');
     let frame: unknown;
     try {
       // text frames arrive as checked UTF-8; binary ones are decoded strictly too, so bad bytes are bad JSON
@@ -203,7 +229,7 @@ export class Connection implements Session {
    */
   private async leave(): Promise<void> {
     this.closing = true;
-    for (const timer of this.timers) clearInterval(timer);
+    for (const timer of this.timers) clearTimeout(timer); // intervals too: Node clears either kind
     await this.queue;
     const { hub } = this;
     if (hub && PRESENT.has(this.state)) {

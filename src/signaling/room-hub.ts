@@ -26,7 +26,7 @@ export class RoomHub {
   }
 
   /** The local sessions in a message's audience. */
-  *audienceOf(message: RoomMessage): Iterable<Session> {
+  private *audienceOf(message: RoomMessage): Iterable<Session> {
     const { audience } = message;
     if (audience.to === 'participant') {
       const session = this.sessions.get(audience.id);
@@ -52,15 +52,26 @@ export class RoomHub {
     }
   }
 
-  /** @internal RoomHubs opens and closes hubs. */
+  /** @internal RoomHubs opens and closes hubs. A hub that fails to open is closed again (no subscription left behind). */
   async open(): Promise<void> {
     this.unsubscribe = await this.bus.subscribe(this.roomId, (message) => this.deliver(message));
-    for (const module of this.modules.values()) await module.hubOpened?.(this);
+    try {
+      for (const module of this.modules.values()) await module.hubOpened?.(this);
+    } catch (err) {
+      await this.close();
+      throw err;
+    }
   }
 
   /** @internal */
   async close(): Promise<void> {
-    for (const module of this.modules.values()) module.hubClosed?.(this);
+    for (const module of this.modules.values()) {
+      try {
+        module.hubClosed?.(this);
+      } catch (err) {
+        this.logger.error({ err, roomId: this.roomId, namespace: module.namespace }, 'a module failed on a closing hub');
+      }
+    }
     await this.unsubscribe?.();
   }
 }
@@ -78,18 +89,24 @@ export class RoomHubs {
   /** Adds a session to its room's hub, opening the hub (and its subscription) first if needed. */
   async add(session: Session): Promise<RoomHub> {
     const roomId = session.room.roomId;
-    let entry = this.hubs.get(roomId);
-    if (!entry) {
-      const hub = new RoomHub(roomId, this.bus, this.modules, this.logger);
-      entry = { hub, ready: hub.open() };
-      this.hubs.set(roomId, entry);
-      entry.ready.catch(() => {
-        if (this.hubs.get(roomId) === entry) this.hubs.delete(roomId);
-      });
+    for (;;) {
+      const entry = this.hubs.get(roomId) ?? this.open(roomId);
+      await entry.ready;
+      // the room's last session may have left while this one waited, closing the hub: open a new one
+      if (this.hubs.get(roomId) !== entry) continue;
+      entry.hub.sessions.set(session.participant.id, session);
+      return entry.hub;
     }
-    await entry.ready;
-    entry.hub.sessions.set(session.participant.id, session);
-    return entry.hub;
+  }
+
+  private open(roomId: string): { hub: RoomHub; ready: Promise<void> } {
+    const hub = new RoomHub(roomId, this.bus, this.modules, this.logger);
+    const entry = { hub, ready: hub.open() };
+    this.hubs.set(roomId, entry);
+    entry.ready.catch(() => {
+      if (this.hubs.get(roomId) === entry) this.hubs.delete(roomId);
+    });
+    return entry;
   }
 
   /** Removes a session; the last one out closes the hub. */
@@ -105,10 +122,5 @@ export class RoomHubs {
 
   get(roomId: string): RoomHub | undefined {
     return this.hubs.get(roomId)?.hub;
-  }
-
-  /** Every local session, for shutdown. */
-  *sessions(): Iterable<Session> {
-    for (const { hub } of this.hubs.values()) yield* hub.sessions.values();
   }
 }

@@ -57,6 +57,10 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   if (limits.max_message_bytes > limits.max_frame_bytes) {
     throw new Error('signaling.max_message_bytes must not exceed signaling.max_frame_bytes');
   }
+  // a client answers each ping when it comes: a timeout no longer than the interval drops every client
+  if (limits.pong_timeout_ms <= limits.ping_interval_ms) {
+    throw new Error('signaling.pong_timeout_ms must exceed signaling.ping_interval_ms');
+  }
   const log = logger.child({ component: 'signaling' });
   const bus = redis ? createRedisBus(redis, log) : createLocalBus(log);
   const modules = createSignalingModules({ config, db, redis, bus, hubs: () => hubs, scheduler, logger: log });
@@ -86,6 +90,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     if (notAnOpening) return reject(socket, notAnOpening.status, notAnOpening.body);
     const offer = parseHandshake(request.headersDistinct['sec-websocket-protocol'], limits.protocols);
     if (!offer.ok) return reject(socket, offer.error.status, offer.error.body);
+    // refused before the ticket is taken, so that it still opens a socket on another instance
+    if (closing) return rejectClosing(socket);
 
     let context: { room: RoomContext; participant: ParticipantContext } | undefined;
     try {
@@ -101,7 +107,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       const invalid = handshakeErrors.invalidTicket();
       return reject(socket, invalid.status, invalid.body);
     }
-    if (closing) return reject(socket, 503, errors.serviceUnavailable('The server is shutting down').toBody());
+    if (closing) return rejectClosing(socket); // began shutting down while the ticket was taken
     if (socket.destroyed) return; // the client gave up while the ticket was redeemed
 
     const { room, participant } = context;
@@ -165,6 +171,11 @@ function pathOf(url: string | undefined): string {
   const path = url ?? '/';
   const query = path.indexOf('?');
   return query === -1 ? path : path.slice(0, query);
+}
+
+/** 503: the instance is shutting down (another instance may take the client). */
+function rejectClosing(socket: Duplex): void {
+  reject(socket, 503, errors.serviceUnavailable('The server is shutting down').toBody());
 }
 
 /** A plain HTTP answer with a JSON error body, then the socket is closed. */

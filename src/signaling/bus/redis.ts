@@ -13,7 +13,9 @@
  * to the same channels again. Pub/sub keeps nothing: whatever was published while the subscriber
  * was disconnected is lost for this instance's sessions (events of that gap; a countdown's
  * `started` seen by no hub here arms no expiry here, which another instance's atomic take still
- * covers). Subscribes made meanwhile wait in ioredis's offline queue and resolve after the reconnect.
+ * covers). Subscribes made meanwhile wait in ioredis's offline queue: they resolve after a reconnect
+ * within the connection's `maxRetriesPerRequest` attempts, and fail after that (the room hub does
+ * not open; its socket closes with 1011).
  */
 import type { Redis } from 'ioredis';
 import type { Logger } from '../../logger.js';
