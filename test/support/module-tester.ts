@@ -10,10 +10,13 @@
  *   const [started] = tester.sent(alice, 'timer');
  *   await tester.advance(60_000);
  *
- * Commands reach the modules as the connection hands them on: checked against the contract's
- * command validators first (a command the connection would refuse throws here). Every event a fake
- * participant is sent is serialised as on the wire and checked against the contract; the first
- * violation fails the next `flush`, `sent` or `close`.
+ * Each fake participant behaves as the connection makes a socket behave: its commands are checked
+ * against the contract's command validators (one the connection would refuse throws here) and run
+ * one after another; once its socket closes (`leave`, or a module's `close`) it is sent nothing
+ * more, and after the command in progress it departs through the control module. Every event a
+ * fake participant is sent is serialised as on the wire and checked against the contract; the first
+ * violation fails the next `flush`, `sent` or `close`. Scheduled tasks that are due run at the next
+ * `flush`, as a timeout of 0 would.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -59,8 +62,9 @@ export class FakeScheduler implements Scheduler {
   }
 
   /**
-   * Moves the clock `ms` ahead, running each task that falls due with the clock at its time, in
-   * time order, and `settle` after each (tasks start asynchronous work the next may depend on).
+   * Moves the clock `ms` ahead (0: runs what is due now), running each task that falls due with the
+   * clock at its time, in time order, and `settle` after each (tasks start asynchronous work the
+   * next may depend on).
    */
   async advance(ms: number, settle: () => Promise<void>): Promise<void> {
     const target = this.ms + ms;
@@ -76,6 +80,13 @@ export class FakeScheduler implements Scheduler {
   }
 }
 
+/** What a fake session's socket does through its tester. */
+interface FakeSocket {
+  deliver(session: FakeSession, namespace: string, payload: EventPayload): void;
+  /** The server closed the socket: the participant departs, as after the connection's `close` event. */
+  closed(session: FakeSession): void;
+}
+
 /** A participant's session as the modules see it, keeping every frame it is sent. */
 export class FakeSession implements Session {
   state: SessionState = 'connected';
@@ -86,11 +97,13 @@ export class FakeSession implements Session {
   /** Frames sent and not yet taken by `tester.sent`. */
   readonly inbox: ServerFrame[] = [];
   closedWith?: { code: number; reason?: string };
+  /** False once the socket is closing: frames to it are dropped, as the connection drops them. */
+  socketOpen = true;
 
   constructor(
     readonly participant: ParticipantContext,
     readonly room: RoomContext,
-    private readonly deliver: (session: FakeSession, namespace: string, payload: EventPayload) => void,
+    private readonly socket: FakeSocket,
   ) {
     this.role = participant.role;
   }
@@ -100,11 +113,13 @@ export class FakeSession implements Session {
   }
 
   send(namespace: string, payload: EventPayload): void {
-    this.deliver(this, namespace, payload);
+    if (this.socketOpen) this.socket.deliver(this, namespace, payload);
   }
 
   close(code: number, reason?: string): void {
+    if (!this.socketOpen) return;
     this.closedWith = { code, ...(reason !== undefined ? { reason } : {}) };
+    this.socket.closed(this);
   }
 }
 
@@ -146,6 +161,8 @@ export class ModuleTester {
   readonly config = loadConfig({ file: false, env: {} });
   private readonly tariffs = createTariffCatalog(this.config.tariffs);
   private readonly violations: Error[] = [];
+  /** Per session: its commands, then its departure, one after another (the connection's queue). */
+  private readonly queues = new WeakMap<FakeSession, { tail: Promise<void>; departure?: Promise<void> }>();
   private readonly ownsBus: boolean;
   /** This tester and its siblings: the instances whose hubs together make up each room. */
   private family = new Set<ModuleTester>([this]);
@@ -215,7 +232,12 @@ export class ModuleTester {
       resuming: options.resumes !== undefined,
       resumption: randomUUID(),
     };
-    const session = new FakeSession(participant, room, (to, namespace, payload) => this.record(to, namespace, payload));
+    const session = new FakeSession(participant, room, {
+      deliver: (to, namespace, payload) => this.record(to, namespace, payload),
+      closed: (closing) => {
+        this.depart(closing, 'quit').catch((err: unknown) => this.violations.push(err as Error));
+      },
+    });
     if (options.displayName !== undefined) session.displayName = options.displayName;
     return session;
   }
@@ -244,7 +266,8 @@ export class ModuleTester {
 
   /**
    * Connects (if needed) and joins: through the control module's `join` when the tester runs it,
-   * otherwise by marking the session joined, as `join_success` would.
+   * otherwise as that join would: the session is marked joined and every module is asked for its
+   * join-time data (which no `join_success` carries here).
    */
   async join(session: FakeSession, displayName = session.displayName ?? `Participant ${session.id.slice(0, 8)}`): Promise<void> {
     if (!this.hubs.get(session.room.roomId)?.sessions.has(session.id)) await this.connect(session);
@@ -254,11 +277,16 @@ export class ModuleTester {
       session.state = 'joined';
       session.displayName = displayName;
       session.joinedAt = new Date(this.scheduler.now()).toISOString();
+      const hub = this.hubOf(session);
+      for (const module of this.modules.values()) await module.joinData?.(session, hub);
     }
     await this.flush();
   }
 
-  /** A command as the connection hands it on: validated, and only from joined sessions except control and echo. */
+  /**
+   * A command as the connection hands it on: validated, after the session's previous command, and
+   * only from joined sessions except control and echo.
+   */
   async command(session: FakeSession, namespace: string, payload: CommandPayload): Promise<void> {
     const frame = { namespace, payload };
     const validate = commandValidators[namespace]?.[payload.action] ?? commandValidators[namespace]?.['*'];
@@ -266,44 +294,81 @@ export class ModuleTester {
       throw new Error(`the connection would refuse ${JSON.stringify(frame)}: ${JSON.stringify(validate?.errors ?? validateClientEnvelope.errors)}`);
     }
     if (!session.room.tariff.enabled_modules.includes(namespace)) throw new Error(`the room's tariff has no ${namespace} module`);
-    if (!BEFORE_JOIN.has(namespace) && session.state !== 'joined') throw new Error(`the connection answers not_yet_joined to ${namespace}`);
-    await this.module(namespace).handleCommand(session, payload, this.hubOf(session));
+    if (!session.socketOpen) throw new Error(`participant ${session.id}'s socket is closed`);
+    await this.enqueue(session, async () => {
+      if (!session.socketOpen) return; // closed while waiting its turn: the connection drops it
+      if (!BEFORE_JOIN.has(namespace) && session.state !== 'joined') throw new Error(`the connection answers not_yet_joined to ${namespace}`);
+      await this.module(namespace).handleCommand(session, payload, this.hubOf(session));
+    });
+    await this.flush();
+  }
+
+  /** The client closed the session's socket; see `depart`. */
+  async leave(session: FakeSession, reason: LeaveReason = 'quit'): Promise<void> {
+    this.hubOf(session); // leaving a session never connected is the test's mistake
+    await this.depart(session, reason);
+    await this.flush();
+  }
+
+  private queueOf(session: FakeSession) {
+    let queue = this.queues.get(session);
+    if (!queue) this.queues.set(session, (queue = { tail: Promise.resolve() }));
+    return queue;
+  }
+
+  private enqueue(session: FakeSession, task: () => Promise<void>): Promise<void> {
+    const queue = this.queueOf(session);
+    const run = queue.tail.then(task);
+    queue.tail = run.catch(() => undefined);
+    return run;
+  }
+
+  /**
+   * The session's socket closed, handled as the connection does: after the command in progress, a
+   * participant in the room or its waiting room departs through the control module when the tester
+   * runs it (otherwise every module's `participantLeft` runs, the room being empty when no other
+   * joined session is in its hubs on this instance and its siblings), then the session is closed
+   * and leaves its hub.
+   */
+  private depart(session: FakeSession, reason: LeaveReason): Promise<void> {
+    session.socketOpen = false;
+    const queue = this.queueOf(session);
+    queue.departure ??= this.enqueue(session, async () => {
+      const hub = this.hubs.get(session.room.roomId);
+      if (!hub?.sessions.has(session.id)) {
+        session.state = 'closed';
+        return;
+      }
+      const control = this.modules.get('control') as ControlModule | undefined;
+      if (PRESENT.has(session.state)) {
+        if (control) {
+          await control.disconnect(session, hub, reason);
+        } else {
+          const roomEmpty = ![...this.family].some((instance) =>
+            [...(instance.hubs.get(hub.roomId)?.sessions.values() ?? [])].some((other) => other !== session && other.state === 'joined'),
+          );
+          for (const module of this.modules.values()) await module.participantLeft?.(session, hub, { roomEmpty });
+        }
+      }
+      session.state = 'closed';
+      await this.hubs.remove(session);
+    });
+    return queue.departure;
+  }
+
+  /** Moves the clock, running what falls due (a countdown's expiry) and delivering what that publishes. */
+  async advance(ms: number): Promise<void> {
+    await this.scheduler.advance(ms, settle);
     await this.flush();
   }
 
   /**
-   * The session's socket closed, handled as the connection does: a participant in the room or its
-   * waiting room departs through the control module when the tester runs it (otherwise every
-   * module's `participantLeft` runs, the room being empty when no other joined session is in its
-   * hubs on this instance and its siblings), then the session is closed and leaves its hub.
+   * Lets every published message reach its hubs and sessions and runs the tasks due now; fails on a
+   * frame the contract does not allow.
    */
-  async leave(session: FakeSession, reason: LeaveReason = 'quit'): Promise<void> {
-    const hub = this.hubOf(session);
-    const control = this.modules.get('control') as ControlModule | undefined;
-    if (PRESENT.has(session.state)) {
-      if (control) {
-        await control.disconnect(session, hub, reason);
-      } else {
-        const roomEmpty = ![...this.family].some((instance) =>
-          [...(instance.hubs.get(hub.roomId)?.sessions.values() ?? [])].some((other) => other !== session && other.state === 'joined'),
-        );
-        for (const module of this.modules.values()) await module.participantLeft?.(session, hub, { roomEmpty });
-      }
-    }
-    session.state = 'closed';
-    await this.hubs.remove(session);
-    await this.flush();
-  }
-
-  /** Moves the clock, running what falls due (a countdown's expiry) and delivering what that publishes. */
-  advance(ms: number): Promise<void> {
-    return this.scheduler.advance(ms, () => this.flush());
-  }
-
-  /** Lets every published message reach its hubs and sessions; fails on a frame the contract does not allow. */
   async flush(): Promise<void> {
-    // the bus delivers in microtasks, module work chains promises: a few turns of the loop drain both
-    for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+    await settle();
+    await this.scheduler.advance(0, settle);
     this.throwViolations();
   }
 
@@ -334,3 +399,8 @@ export class ModuleTester {
 }
 
 export const createModuleTester = (options: ModuleTesterOptions = {}) => new ModuleTester(options);
+
+/** The bus delivers in microtasks, module work chains promises: a few turns of the loop drain both. */
+async function settle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -2,12 +2,14 @@
  * The timer module over real WebSockets (interface-spec.md §6 and §3): moderators start and stop,
  * everyone (the sender included) sees `started` and `stopped`, a countdown expires once, the ready
  * check reaches everyone and each participant's `timer` data, a latecomer finds the running timer
- * in `join_success`, the creator's departure stops it, and rooms keep their timers apart. Every
- * frame is checked against the contract by the test client.
+ * in `join_success`, the creator's departure stops it, rooms keep their timers apart, and (on
+ * Redis) an ended timer leaves no key behind. Every frame is checked against the contract by the
+ * test client.
  */
+import { Redis } from 'ioredis';
 import { afterEach, describe, expect, it } from 'vitest';
 import { joinRoom, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { insertInvite, insertRoom, inviteToRoomEvent, useSignalingApp } from '../../support/signaling.js';
+import { insertInvite, insertRoom, inviteToRoomEvent, redisUrl, useSignalingApp } from '../../support/signaling.js';
 
 /** After the last expected frame, how long a duplicate or stray frame is given to show up. */
 const GRACE_MS = 200;
@@ -218,5 +220,34 @@ describe('signaling timer', () => {
     expect((await sameForAll(second.everyone, 'started')).timer_id).not.toBe(timer_id);
     second.alice.command('timer', 'stop', { timer_id });
     await quiet([...first.everyone, ...second.everyone]);
+  });
+
+  it.runIf(redisUrl)('leaves no key of an ended timer in Redis, whether stopped or ended by its creator leaving', async () => {
+    const redis = new Redis(redisUrl!);
+    try {
+      const { alice, bob, gina, everyone, starters } = await threeInARoom();
+      const prefix = `convene:signaling:room:${starters.moderator.roomId}`;
+      const timerKeys = async () => (await redis.keys(`${prefix}:timer*`)).sort();
+      const readyCheck = { kind: 'countdown', duration: 300, enable_ready_check: true };
+
+      alice.command('timer', 'start', readyCheck);
+      let { timer_id } = await sameForAll(everyone, 'started');
+      bob.command('timer', 'update_ready_status', { timer_id, status: true });
+      await sameForAll(everyone, 'updated_ready_status');
+      expect(await timerKeys()).toEqual([`${prefix}:timer`, `${prefix}:timer_ready`]);
+      alice.command('timer', 'stop', { timer_id });
+      await sameForAll(everyone, 'stopped');
+      expect(await timerKeys()).toEqual([]);
+
+      alice.command('timer', 'start', readyCheck);
+      ({ timer_id } = await sameForAll(everyone, 'started'));
+      gina.command('timer', 'update_ready_status', { timer_id, status: true });
+      await sameForAll(everyone, 'updated_ready_status');
+      await alice.close();
+      await sameForAll([bob, gina], 'stopped');
+      expect(await timerKeys()).toEqual([]);
+    } finally {
+      await redis.quit();
+    }
   });
 });

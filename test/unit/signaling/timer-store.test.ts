@@ -2,14 +2,14 @@
  * The timer store's contract, run against the in-process store and, when REDIS_URL is set, against
  * two Redis stores on separate connections (two instances): one timer per room under concurrent
  * starts, a take that exactly one of many racing takers wins, and ready statuses that never outlive
- * their timer.
+ * their timer; and, in Redis, keys that the take deletes and that expire on their own otherwise.
  */
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { RunningTimer, TimerStore } from '../../../src/signaling/modules/timer/timer-store.js';
 import { createLocalTimerStore } from '../../../src/signaling/modules/timer/timer-store.local.js';
-import { createRedisTimerStore } from '../../../src/signaling/modules/timer/timer-store.redis.js';
+import { COUNTDOWN_KEY_GRACE_MS, createRedisTimerStore, STOPWATCH_KEY_TTL_MS } from '../../../src/signaling/modules/timer/timer-store.redis.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 const clients: Redis[] = [];
@@ -50,15 +50,19 @@ describe.each(subjects)('%s timer store', (_name, make) => {
   const other = instances.at(-1)!;
   const nth = (i: number) => instances[i % instances.length]!;
 
-  // every test uses fresh room ids; those it used are cleared from Redis afterwards
+  // every test uses fresh room ids; the timers left in them are taken afterwards (off Redis)
   const rooms: string[] = [];
   const room = () => {
     const id = randomUUID();
     rooms.push(id);
     return id;
   };
+  const takeLeftover = async (roomId: string) => {
+    const timer = await store.get(roomId);
+    if (timer) await store.take(roomId, timer.timer_id);
+  };
   afterEach(async () => {
-    await Promise.all(rooms.splice(0).map((id) => store.clear(id)));
+    await Promise.all(rooms.splice(0).map(takeLeftover));
   });
 
   it('keeps the one timer of a room, as it was created, for every instance', async () => {
@@ -175,17 +179,6 @@ describe.each(subjects)('%s timer store', (_name, make) => {
     expect(await store.readyStatuses(roomId, ['p2'])).toEqual(new Map([['p2', true]]));
   });
 
-  it('forgets the timer and its ready statuses when the room empties', async () => {
-    const roomId = room();
-    const timer = countdown();
-    await store.create(roomId, timer);
-    await store.setReadyStatus(roomId, timer.timer_id, 'p1', true);
-    await other.clear(roomId);
-    expect(await store.get(roomId)).toBeUndefined();
-    expect(await store.readyStatuses(roomId, ['p1'])).toEqual(new Map());
-    expect(await store.create(roomId, countdown())).toBe(true);
-  });
-
   it('hands out copies that do not change what is stored', async () => {
     const roomId = room();
     const timer = countdown();
@@ -194,5 +187,49 @@ describe.each(subjects)('%s timer store', (_name, make) => {
     const read = (await store.get(roomId))!;
     read.kind = 'stopwatch';
     expect(await other.get(roomId)).toMatchObject({ title: 'Research timer', kind: 'countdown' });
+  });
+});
+
+describe.runIf(redisUrl)('redis timer store keys', () => {
+  let redis: Redis;
+  let store: TimerStore;
+  beforeAll(() => {
+    redis = new Redis(redisUrl!);
+    clients.push(redis);
+    store = createRedisTimerStore(redis);
+  });
+  const keysOf = (roomId: string) => [`convene:signaling:room:${roomId}:timer`, `convene:signaling:room:${roomId}:timer_ready`] as const;
+  const stopwatch = (): RunningTimer => {
+    const { ends_at: _, ...timer } = countdown({ kind: 'stopwatch' });
+    return timer;
+  };
+
+  it('are both deleted by the take that ends the timer', async () => {
+    const roomId = randomUUID();
+    const timer = countdown();
+    await store.create(roomId, timer);
+    await store.setReadyStatus(roomId, timer.timer_id, 'p1', true);
+    expect(await redis.exists(...keysOf(roomId))).toBe(2);
+    await store.take(roomId, timer.timer_id);
+    expect(await redis.exists(...keysOf(roomId))).toBe(0);
+  });
+
+  it.each([
+    ['a countdown’s', countdown, 60_000 + COUNTDOWN_KEY_GRACE_MS],
+    ['a stopwatch’s', stopwatch, STOPWATCH_KEY_TTL_MS],
+  ])('expire on their own when nobody takes the timer: %s', async (_what, make, lifetimeMs) => {
+    const roomId = randomUUID();
+    const timer = make();
+    await store.create(roomId, timer);
+    await store.setReadyStatus(roomId, timer.timer_id, 'p1', true);
+    const [timerKey, readyKey] = keysOf(roomId);
+    const [timerTtl, readyTtl] = [await redis.pttl(timerKey), await redis.pttl(readyKey)];
+    // a loaded machine may take a while between the commands: a few seconds of slack
+    expect(timerTtl).toBeGreaterThan(lifetimeMs - 5_000);
+    expect(timerTtl).toBeLessThanOrEqual(lifetimeMs);
+    // the statuses expire with the timer (read a moment later, within a millisecond of rounding)
+    expect(readyTtl).toBeGreaterThan(timerTtl - 5_000);
+    expect(readyTtl).toBeLessThanOrEqual(timerTtl + 1);
+    await store.take(roomId, timer.timer_id);
   });
 });

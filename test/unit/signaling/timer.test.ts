@@ -1,12 +1,17 @@
 /**
  * The timer module (interface-spec.md §6 and §3, design.md §8) through the module tester: the real
  * modules over the in-process bus, fake participants and a fake clock, so a countdown's expiry is
- * checked to the millisecond without waiting. Every event a participant gets is checked against
- * the contract by the tester.
+ * checked to the millisecond without waiting, also when the store or the bus fails at that moment
+ * (through a store and a bus that fail on purpose). Every event a participant gets is checked
+ * against the contract by the tester.
  */
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { CommandPayload, SignalingModule } from '../../../src/signaling/modules/module.js';
+import { createLocalBus } from '../../../src/signaling/bus/local.js';
+import type { SignalingBus } from '../../../src/signaling/bus/signaling-bus.js';
+import { createControlModule } from '../../../src/signaling/modules/control/control.module.js';
+import type { CommandPayload, ModuleDeps, SignalingModule } from '../../../src/signaling/modules/module.js';
+import type { TimerStore } from '../../../src/signaling/modules/timer/timer-store.js';
 import { createLocalTimerStore } from '../../../src/signaling/modules/timer/timer-store.local.js';
 import { createTimerModule } from '../../../src/signaling/modules/timer/timer.module.js';
 import { createModuleTester, type FakeSession, type ModuleTester } from '../../support/module-tester.js';
@@ -167,6 +172,13 @@ describe('start', () => {
     await tester.command(alice, 'timer', { action: 'stop', timer_id: first.timer_id });
     timerEvents();
     await started(countdown());
+  });
+
+  it('handles a start sent right behind join once the join is done, as the connection runs frames in turn', async () => {
+    const carl = tester.participant({ role: 'moderator', displayName: 'Carl' });
+    await tester.connect(carl);
+    await Promise.all([tester.join(carl), tester.command(carl, 'timer', stopwatch())]);
+    expect(tester.payloads(carl).map((event) => event.message)).toEqual(['join_success', 'started']);
   });
 
   it('checks permission first, then the duration, then the running timer', async () => {
@@ -333,8 +345,8 @@ describe('expiry', () => {
   });
 
   it('leaves the timer that followed alone when a stale expiry fires', async () => {
-    // a hub that opens reads the store while the bus delivers: a read from before the stop arms the
-    // older countdown beside the newer one, as this late `started` does
+    // a join reads the store while the bus delivers: a read from before the stop arms the older
+    // countdown beside the newer one, as this late `started` does
     const older = await started(countdown({ duration: 60 }));
     const timer = tester.module('timer');
     const hub = tester.hubs.get(alice.room.roomId)!;
@@ -350,11 +362,99 @@ describe('expiry', () => {
   });
 });
 
+describe('expiry when the store or the bus fails', () => {
+  let failingTakes: number;
+  let failingStoppedPublishes: number;
+  let takes: number;
+  const unreachable = () => Promise.reject(new Error('Redis is unreachable'));
+
+  beforeEach(async () => {
+    await tester.close();
+    [failingTakes, failingStoppedPublishes, takes] = [0, 0, 0];
+    const inner = createLocalTimerStore();
+    const store: TimerStore = {
+      ...inner,
+      take(roomId, timerId) {
+        takes++;
+        return failingTakes-- > 0 ? unreachable() : inner.take(roomId, timerId);
+      },
+    };
+    const local = createLocalBus();
+    const bus: SignalingBus = {
+      ...local,
+      publish: (roomId, message) => (message.payload.message === 'stopped' && failingStoppedPublishes-- > 0 ? unreachable() : local.publish(roomId, message)),
+    };
+    tester = createModuleTester({ bus, modules: (deps: ModuleDeps) => [createControlModule(deps), createTimerModule(deps, store)] });
+    alice = tester.participant({ role: 'moderator', displayName: 'Alice' });
+    bob = tester.participant({ displayName: 'Bob' });
+    guest = tester.participant({ kind: 'guest', displayName: 'Gina' });
+    for (const session of everyone()) await tester.join(session);
+    for (const session of everyone()) tester.sent(session);
+  });
+
+  it('takes the countdown again a second after a failed take, and expires it once', async () => {
+    failingTakes = 1;
+    const { timer_id } = await started(countdown({ duration: 60 }));
+    await tester.advance(60_000);
+    await expectNoTimerEvents();
+    expect(tester.scheduler.pending).toBe(1);
+    await tester.advance(999);
+    await expectNoTimerEvents();
+    await tester.advance(1);
+    expect(timerEvents()).toEqual(everyone().map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));
+    await tester.advance(3_600_000);
+    await expectNoTimerEvents();
+  });
+
+  it('publishes expired again, without taking again, after the bus failed', async () => {
+    failingStoppedPublishes = 1;
+    const { timer_id } = await started(countdown({ duration: 60 }));
+    await tester.advance(60_000);
+    await expectNoTimerEvents();
+    await tester.advance(1_000);
+    expect(timerEvents()).toEqual(everyone().map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));
+    expect(takes).toBe(1);
+  });
+
+  it('gives up after its retries; the next participant to join arms the countdown again', async () => {
+    failingTakes = 4;
+    const { timer_id } = await started(countdown({ duration: 60 }));
+    await tester.advance(60_000 + 1_000 + 10_000 + 60_000);
+    expect(takes).toBe(4);
+    expect(tester.scheduler.pending).toBe(0);
+    await expectNoTimerEvents();
+
+    const carl = tester.participant({ displayName: 'Carl' });
+    await tester.join(carl);
+    expect(tester.payloads(carl, 'control')[0]).toMatchObject({ message: 'join_success', timer: { timer_id } });
+    expect(timerEvents([...everyone(), carl])).toEqual([...everyone(), carl].map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));
+  });
+
+  it('stops trying when the room’s last participant here leaves', async () => {
+    failingTakes = 1;
+    await started(countdown({ duration: 60, enable_ready_check: false }));
+    await tester.advance(60_000);
+    expect(tester.scheduler.pending).toBe(1);
+    for (const session of [bob, guest, alice]) await tester.leave(session);
+    expect(tester.scheduler.pending).toBe(0);
+  });
+});
+
 describe('departures', () => {
+  it('arms nothing on a hub that has closed, for a started still on its way to it', async () => {
+    const hub = tester.hubs.get(alice.room.roomId)!;
+    for (const session of everyone()) await tester.leave(session);
+    const now = tester.scheduler.now();
+    const late = { message: 'started', timer_id: randomUUID(), kind: 'countdown', started_at: iso(now), ends_at: iso(now + 60_000), ready_check_enabled: false };
+    tester.module('timer').onRoomMessage!(hub, { namespace: 'timer', payload: late, audience: { to: 'room' } });
+    expect(tester.scheduler.pending).toBe(0);
+  });
+
   it('stops the timer with creator_left when its creator leaves, for the others', async () => {
     const { timer_id } = await started(countdown());
     await tester.leave(alice);
-    expect(timerEvents([bob, guest])).toStrictEqual([
+    expect(timerEvents()).toStrictEqual([
+      [], // its socket is closed
       [{ message: 'stopped', timer_id, kind: 'creator_left' }],
       [{ message: 'stopped', timer_id, kind: 'creator_left' }],
     ]);
@@ -380,7 +480,44 @@ describe('departures', () => {
     expect(joinSuccess).toMatchObject({ message: 'join_success', timer: { timer_id, ready_status: false } });
   });
 
-  it('ends the timer silently with the room: the next participant finds none', async () => {
+  it('stops the timer its creator started as its socket closed', async () => {
+    // the connection lets the command in progress finish before the departure
+    const starting = tester.command(alice, 'timer', countdown());
+    await null; // the command has begun
+    await Promise.all([starting, tester.leave(alice)]);
+    const events = tester.payloads(bob, 'timer');
+    expect(events).toEqual([
+      expect.objectContaining({ message: 'started' }),
+      { message: 'stopped', timer_id: events[0]!.timer_id, kind: 'creator_left' },
+    ]);
+    expect(tester.scheduler.pending).toBe(0);
+  });
+
+  it('takes only the leaver’s own timer, even from a room just emptied (a newcomer may have started one)', async () => {
+    const { timer_id } = await started(stopwatch());
+    const timer = tester.module('timer');
+    await timer.participantLeft!(bob, tester.hubs.get(bob.room.roomId)!, { roomEmpty: true });
+    await expectNoTimerEvents();
+    await tester.command(alice, 'timer', { action: 'stop', timer_id });
+    expect(timerEvents()[1]).toEqual([{ message: 'stopped', timer_id, kind: 'by_moderator', participant_id: alice.id }]);
+  });
+
+  it('ends with the room closed at its time limit: the sockets closed, everyone departed', async () => {
+    const base = tester.room();
+    const room = { ...base, tariff: { ...base.tariff, quotas: { room_time_limit_secs: 60 } } };
+    const [mona, ned] = [tester.participant({ room, role: 'moderator' }), tester.participant({ room })];
+    for (const session of [mona, ned]) await tester.join(session);
+    await tester.command(mona, 'timer', countdown({ duration: 3_600 }));
+    await tester.advance(60_000);
+    expect([mona.closedWith?.code, ned.closedWith?.code]).toEqual([1000, 1000]);
+    expect(tester.scheduler.pending).toBe(0);
+
+    const olga = tester.participant({ room });
+    await tester.join(olga);
+    expect(tester.payloads(olga, 'control')[0]).not.toHaveProperty('timer');
+  });
+
+  it('ends the timer with the room: the next participant finds none', async () => {
     await started(countdown({ duration: 60 }));
     for (const session of [bob, guest, alice]) await tester.leave(session);
     expect(timerEvents()).toEqual([[], [], []]);
@@ -486,6 +623,19 @@ describe('two instances over one store', () => {
     for (const instance of [tester, second]) for (const module of instance.modules.values()) await module.close?.();
     expect(tester.scheduler.pending).toBe(1);
     await third.advance(30_000);
+    expect(timerEvents([...everyone(), carl])).toEqual([...everyone(), carl].map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));
+    await third.close();
+  });
+
+  it('expires at once a countdown whose end passed while no instance had it armed', async () => {
+    const { timer_id } = await started(countdown({ duration: 30 }));
+    // both instances shut down without a word; their sessions stay, as after a crash
+    for (const instance of [tester, second]) for (const module of instance.modules.values()) await module.close?.();
+    await tester.advance(60_000);
+    await expectNoTimerEvents();
+    const third = tester.sibling({ modules: timerOnly });
+    const carl = third.participant({ room: alice.room });
+    await third.join(carl);
     expect(timerEvents([...everyone(), carl])).toEqual([...everyone(), carl].map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));
     await third.close();
   });

@@ -46,8 +46,5 @@ export function createLocalTimerStore(): TimerStore {
     async deleteReadyStatus(roomId, participantId) {
       rooms.get(roomId)?.readyStatuses.delete(participantId);
     },
-    async clear(roomId) {
-      rooms.delete(roomId);
-    },
   };
 }

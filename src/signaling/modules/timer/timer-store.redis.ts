@@ -3,12 +3,23 @@
  * `SET NX` (one starter wins), its ready statuses one hash. Taking the timer and recording a status
  * check the running timer's id inside a Lua script, so that of many instances racing to expire the
  * same countdown exactly one takes it, and no status is written for a timer that is already gone.
+ *
+ * The `take` that ends a timer deletes both keys. Should every instance with participants in the
+ * room crash, nobody takes it: both keys then expire on their own, a countdown's an hour after its
+ * end (the instances expire it at its end, retrying for a minute or so), a stopwatch's a week
+ * after its start (it has no end; no meeting runs that long, and a timer whose creator is gone
+ * must not outlive the room's memory for ever).
  */
 import type { Redis } from 'ioredis';
 import type { RunningTimer, TimerStore } from './timer-store.js';
 
 const timerKey = (roomId: string) => `convene:signaling:room:${roomId}:timer`;
 const readyKey = (roomId: string) => `convene:signaling:room:${roomId}:timer_ready`;
+
+/** How long a countdown's keys outlive its end. */
+export const COUNTDOWN_KEY_GRACE_MS = 60 * 60 * 1000;
+/** How long a stopwatch's keys live. */
+export const STOPWATCH_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 /** KEYS: timer, ready statuses; ARGV: timer id. Deletes both if the timer is still that one. */
 const TAKE = `
@@ -17,19 +28,27 @@ if not raw or cjson.decode(raw).timer_id ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1`;
 
-/** KEYS: timer, ready statuses; ARGV: timer id, participant id, '1' or '0'. */
+/** KEYS: timer, ready statuses; ARGV: timer id, participant id, '1' or '0'. The statuses expire with the timer. */
 const SET_READY_STATUS = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return 0 end
 local timer = cjson.decode(raw)
 if timer.timer_id ~= ARGV[1] or timer.ready_check_enabled ~= true then return 0 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
 return 1`;
+
+/** How long the timer's keys live unless a take deletes them first. */
+function keyLifetimeMs(timer: RunningTimer): number {
+  if (timer.ends_at === undefined) return STOPWATCH_KEY_TTL_MS;
+  return Date.parse(timer.ends_at) - Date.parse(timer.started_at) + COUNTDOWN_KEY_GRACE_MS;
+}
 
 export function createRedisTimerStore(redis: Redis): TimerStore {
   return {
     async create(roomId, timer) {
-      return (await redis.set(timerKey(roomId), JSON.stringify(timer), 'NX')) === 'OK';
+      return (await redis.set(timerKey(roomId), JSON.stringify(timer), 'PX', keyLifetimeMs(timer), 'NX')) === 'OK';
     },
     async get(roomId) {
       const raw = await redis.get(timerKey(roomId));
@@ -54,9 +73,6 @@ export function createRedisTimerStore(redis: Redis): TimerStore {
     },
     async deleteReadyStatus(roomId, participantId) {
       await redis.hdel(readyKey(roomId), participantId);
-    },
-    async clear(roomId) {
-      await redis.del(timerKey(roomId), readyKey(roomId));
     },
   };
 }

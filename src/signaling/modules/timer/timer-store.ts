@@ -3,6 +3,9 @@
  * shared by every instance (design.md §6). Every operation that decides something is atomic in
  * the store itself, so that "one timer per room" and "`expired` exactly once" hold however many
  * instances race: `create` succeeds for one starter only, and `take` for one taker only.
+ *
+ * A timer is deleted by the `take` that ends it (expiry, stop, its creator leaving); since its
+ * creator is in the room while it runs, nothing is left when the room empties.
  */
 import type { TimerKind } from '../../../../generated/signaling/types.js';
 
@@ -38,6 +41,4 @@ export interface TimerStore {
   /** The stored statuses of the given participants (those with none are absent). */
   readyStatuses(roomId: string, participantIds: readonly string[]): Promise<Map<string, boolean>>;
   deleteReadyStatus(roomId: string, participantId: string): Promise<void>;
-  /** The room emptied: forgets its timer and ready statuses. */
-  clear(roomId: string): Promise<void>;
 }

@@ -4,8 +4,15 @@
  *
  * The timer lives in the timer store (Redis with many instances), never in a hub, so any instance
  * can stop it. A countdown has no central scheduler: every instance with participants in the room
- * arms its expiry (on `started`, or when its hub opens while one runs), and when it fires each one
- * tries to take the timer; the store lets exactly one succeed, and only that one sends `expired`.
+ * arms its expiry (on `started`, and when a participant joins here while one runs: every joined
+ * session of the hub went through `joinData`), and when it fires each one tries to take the timer;
+ * the store lets exactly one succeed, and only that one sends `expired`. An expiry the store or the
+ * bus failed is tried again a few times while the hub is open; after that, the next participant to
+ * join on any instance arms it again.
+ *
+ * The timer ends when it expires, is stopped, or its creator leaves; since the creator is in the
+ * room while it runs, a room that empties has no timer left. (Only a crash leaves one: the Redis
+ * store's keys expire on their own.)
  */
 import { randomUUID } from 'node:crypto';
 import type {
@@ -29,6 +36,8 @@ const NAMESPACE = 'timer';
 
 /** The latest instant RFC 3339 can write (a later `ends_at` would need a five-digit year). */
 const LATEST_END_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
+/** When an expiry fails (Redis unreachable), it is tried again after each of these delays. */
+const EXPIRY_RETRY_DELAYS_MS = [1_000, 10_000, 60_000];
 
 type ErrorCode = TimerErrorEvent['payload']['error'];
 type StoppedFields = Omit<TimerStoppedEvent['payload'], 'message' | 'timer_id'>;
@@ -37,8 +46,8 @@ type StoppedFields = Omit<TimerStoppedEvent['payload'], 'message' | 'timer_id'>;
 export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultStore(deps)): SignalingModule {
   /**
    * The countdown expiries armed on each of this instance's hubs, by timer id. Usually one; a stale
-   * read when a hub opens may arm an older timer beside the running one, whose expiry then finds
-   * the timer gone and does nothing.
+   * read by a join may arm an older timer beside the running one, whose expiry then finds the timer
+   * gone and does nothing.
    */
   const expiries = new Map<RoomHub, Map<string, () => void>>();
   const iso = (ms: number) => new Date(ms).toISOString();
@@ -48,15 +57,36 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
   const publishStopped = (hub: RoomHub, timerId: string, fields: StoppedFields) =>
     hub.publish({ namespace: NAMESPACE, payload: { message: 'stopped', timer_id: timerId, ...fields }, audience: { to: 'room' } });
 
+  /** Whether the hub is still this instance's hub of its room: a closed one arms nothing. */
+  const isOpen = (hub: RoomHub) => deps.hubs().get(hub.roomId) === hub;
+
+  /** Arms the countdown's expiry on the hub, unless it is armed there already or the hub has closed. */
   function armExpiry(hub: RoomHub, timerId: string, endsAt: string): void {
+    if (expiries.get(hub)?.has(timerId) || !isOpen(hub)) return;
+    let taken = false;
+    // once taken, a retry (the bus failed) only publishes: a second take would find the timer gone
+    const expire = async () => {
+      taken ||= await store.take(hub.roomId, timerId);
+      if (taken) await publishStopped(hub, timerId, { kind: 'expired' });
+    };
+    arm(hub, timerId, Date.parse(endsAt), expire, 0);
+  }
+
+  /** Runs `expire` at `atMs`; when it fails, again after the next retry delay, while the hub is open. */
+  function arm(hub: RoomHub, timerId: string, atMs: number, expire: () => Promise<void>, failures: number): void {
     let armed = expiries.get(hub);
-    if (armed?.has(timerId)) return;
     if (!armed) expiries.set(hub, (armed = new Map()));
-    const cancel = deps.scheduler.at(Date.parse(endsAt), () => {
+    const cancel = deps.scheduler.at(atMs, () => {
       disarm(hub, timerId);
-      expire(hub, timerId).catch((err: unknown) =>
-        deps.logger.error({ err, roomId: hub.roomId, timerId }, 'the countdown could not be expired'),
-      );
+      expire().catch((err: unknown) => {
+        const retryIn = EXPIRY_RETRY_DELAYS_MS[failures];
+        const context = { err, roomId: hub.roomId, timerId, failures: failures + 1 };
+        // no retry here when a join armed it again meanwhile, or when the hub closed (no participant here)
+        if (expiries.get(hub)?.has(timerId) || !isOpen(hub)) return deps.logger.warn(context, 'a countdown expiry failed');
+        if (retryIn === undefined) return deps.logger.error(context, 'a countdown expiry failed; the next join arms it again');
+        deps.logger.warn(context, 'a countdown expiry failed; trying again');
+        arm(hub, timerId, deps.scheduler.now() + retryIn, expire, failures + 1);
+      });
     });
     armed.set(timerId, cancel);
   }
@@ -71,11 +101,6 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
   function disarmAll(hub: RoomHub): void {
     for (const cancel of expiries.get(hub)?.values() ?? []) cancel();
     expiries.delete(hub);
-  }
-
-  /** Every armed instance gets here; only the one whose take succeeds tells the room. */
-  async function expire(hub: RoomHub, timerId: string): Promise<void> {
-    if (await store.take(hub.roomId, timerId)) await publishStopped(hub, timerId, { kind: 'expired' });
   }
 
   async function start(session: Session, command: TimerStartCommand['payload'], hub: RoomHub): Promise<void> {
@@ -138,10 +163,12 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       }
     },
 
-    async joinData(session: Session): Promise<TimerJoinData | undefined> {
+    async joinData(session: Session, hub: RoomHub): Promise<TimerJoinData | undefined> {
       const { roomId } = session.room;
       const timer = await store.get(roomId);
       if (!timer) return undefined;
+      // armed already unless this is the hub's first participant since the start, or the expiry failed for good
+      if (timer.ends_at !== undefined) armExpiry(hub, timer.timer_id, timer.ends_at);
       if (!timer.ready_check_enabled) return publicFields(timer);
       const own = (await store.readyStatuses(roomId, [session.participant.id])).get(session.participant.id);
       return { ...publicFields(timer), ready_status: own ?? false };
@@ -154,12 +181,15 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       return new Map(participantIds.map((id) => [id, { ready_status: statuses.get(id) ?? false }]));
     },
 
-    async participantLeft(session: Session, hub: RoomHub, { roomEmpty }: { roomEmpty: boolean }) {
-      // nobody is left to tell: the timer ends with the room, silently
-      if (roomEmpty) return store.clear(hub.roomId);
+    async participantLeft(session: Session, hub: RoomHub) {
+      // a participant leaving the waiting room has no status and started no timer (the control
+      // module's departure from the room still has the session `joined` here)
+      if (session.state !== 'joined') return;
       const leaver = session.participant.id;
       await store.deleteReadyStatus(hub.roomId, leaver);
       const timer = await store.get(hub.roomId);
+      // told even when the room is now empty: one joining at this moment may have been shown the timer.
+      // Only the creator's own timer is taken: a room that emptied may already have a newcomer's.
       if (timer?.creator === leaver && (await store.take(hub.roomId, timer.timer_id))) {
         await publishStopped(hub, timer.timer_id, { kind: 'creator_left' });
       }
@@ -172,11 +202,6 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       } else if (payload.message === 'stopped') {
         disarm(hub, payload.timer_id as string);
       }
-    },
-
-    async hubOpened(hub: RoomHub) {
-      const timer = await store.get(hub.roomId);
-      if (timer?.ends_at !== undefined) armExpiry(hub, timer.timer_id, timer.ends_at);
     },
 
     hubClosed(hub: RoomHub) {
