@@ -3,68 +3,23 @@
  * participant (the room owner, an event invitee with the moderator role and one with the user role,
  * an invite-code guest, a phone caller), `joined` and `left` to the others of the room and to nobody
  * else, the display-name rule, `already_joined`, `enter_room` without a waiting room, the tariff's
- * participant limit at its edge and its time limit, and `event_info`. Every frame a client gets is
- * checked against the contract by the test client.
+ * participant limit at its edge and its time limit (with Redis, across two instances too),
+ * `event_info`, and a stranger to the room, who gets no ticket. Every frame a client gets is checked
+ * against the contract by the test client.
  */
-import { afterEach, describe, expect, it } from 'vitest';
-import { connect, joinRoom, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { dbOf, insertInvite, insertRoom, insertSipConfig, signalingConfig, startCallIn } from '../../support/signaling.js';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { SignalingClient, Starter } from '../../support/signaling-client.js';
 import { createEventFor } from '../../support/rooms.js';
-import { useTestApp, type TestUser } from '../../support/test-app.js';
+import { redisUrl, startRoom } from '../../support/signaling.js';
+import { useSignalingRooms } from '../../support/signaling-rooms.js';
+import type { TestApp } from '../../support/test-app.js';
 
-const noLimits = { quotas: {}, disabled_modules: [], disabled_features: [] };
 /** Tariffs a room gets through its owner: `pair` lets two in, `brief` closes the room after 1 s, `hour` after an hour. */
-const tariffs = {
-  default: 'default',
-  definitions: {
-    default: noLimits,
-    pair: { ...noLimits, quotas: { room_participant_limit: 2 } },
-    brief: { ...noLimits, quotas: { room_time_limit_secs: 1 } },
-    hour: { ...noLimits, quotas: { room_time_limit_secs: 3600 } },
-  },
-};
-
-const app = useTestApp({ ...signalingConfig(), tariffs });
-
-const clients: SignalingClient[] = [];
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((client) => client.close()));
+const { app, room, join, open, openResuming, callIn, login } = useSignalingRooms({
+  pair: { quotas: { room_participant_limit: 2 } },
+  brief: { quotas: { room_time_limit_secs: 1 } },
+  hour: { quotas: { room_time_limit_secs: 3600 } },
 });
-const kept = <C extends SignalingClient>(client: C): C => {
-  clients.push(client);
-  return client;
-};
-const join = async (starter: Starter, name: string) => kept(await joinRoom(app, starter, name));
-const open = async (starter: Starter) => kept(await connect(app, (await startTicket(app, starter)).ticket));
-
-// names are unique across the file: an instance caches a token's user for a while, and the
-// database is emptied between tests, so a reused name could still map to an earlier test's user
-let logins = 0;
-const login = (name: string) => app.login(`${name}${++logins}`);
-
-/** A room of a fresh owner (with the given tariff), its owner's starter and a guest's invite code. */
-async function room(options: { tariff?: string } = {}) {
-  const owner = await login('owner');
-  const roomId = await insertRoom(app, owner);
-  if (options.tariff) await dbOf(app).updateTable('users').set({ tariff_name: options.tariff }).where('id', '=', owner.id).execute();
-  return { roomId, owner, moderator: { roomId, token: owner.accessToken } as Starter, guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } as Starter };
-}
-
-/** An event using the room, with a user invited in the given role. */
-async function invitee(roomId: string, owner: TestUser, eventId: string, role: 'moderator' | 'user'): Promise<Starter> {
-  const user = await login(role);
-  await dbOf(app).insertInto('event_invites').values({ event_id: eventId, invitee: user.id, created_by: owner.id, role }).execute();
-  return { roomId, token: user.accessToken };
-}
-
-/** A phone caller's socket: a call-in gateway's ticket for the room's SIP id and pin. */
-async function callIn(roomId: string): Promise<SignalingClient> {
-  const sip = await insertSipConfig(app, roomId);
-  const gateway = await app.issuer.serviceToken(['offline_access', 'call-in']);
-  const answer = await startCallIn(app, gateway, { id: sip.id, pin: sip.pin });
-  expect(answer.status).toBe(200);
-  return kept(await connect(app, answer.body.ticket));
-}
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const idsOf = (participants: Array<{ id: string }>) => participants.map((p) => p.id).sort();
@@ -99,11 +54,10 @@ describe('join', () => {
   });
 
   it('gives each kind of participant its role and participation kind, and lists the earlier ones to each newcomer', async () => {
-    const { roomId, owner, moderator, guest } = await room();
-    const eventId = await createEventFor(app, roomId, owner);
+    const { roomId, moderator, guest, invitee } = await room();
     const alice = await join(moderator, 'Alice');
-    const mona = await join(await invitee(roomId, owner, eventId, 'moderator'), 'Mona');
-    const ulla = await join(await invitee(roomId, owner, eventId, 'user'), 'Ulla');
+    const mona = await join(await invitee('moderator'), 'Mona');
+    const ulla = await join(await invitee('user'), 'Ulla');
     const gus = await join(guest, 'Gus');
     const phone = await callIn(roomId);
     phone.command('control', 'join', { display_name: '+49 30 1234' });
@@ -318,8 +272,43 @@ describe("the tariff's time limit", () => {
     await olga.expectNothing(undefined, undefined, 50);
     expect(olga.ws.readyState).toBe(olga.ws.OPEN);
 
-    const again = await join(moderator, 'Alice');
-    expect(Date.parse(again.joinSuccess.closes_at!)).toBeGreaterThan(Date.parse(alice.joinSuccess.closes_at!));
+    // once both have left (their sessions let go of their resumption tokens), the room is empty
+    const [again] = await Promise.all([openResuming(moderator, alice.resumption), openResuming(guest, bob.resumption)]);
+    again.command('control', 'join', { display_name: 'Alice' });
+    const { payload: rejoined } = await again.next('control', 'join_success');
+    expect(rejoined.participants).toEqual([]);
+    expect(Date.parse(rejoined.closes_at!)).toBeGreaterThan(Date.parse(alice.joinSuccess.closes_at!));
+  });
+});
+
+describe.skipIf(!redisUrl)("the tariff's time limit on two instances", () => {
+  const two = {} as TestApp;
+  beforeAll(async () => {
+    Object.assign(two, await app.withConfig({}));
+  });
+  afterAll(() => two.close?.());
+
+  it('counts from the first join, whichever instance it was on, and closes the room on both', async () => {
+    const { moderator, guest } = await room({ tariff: 'brief' });
+    const alice = await join(moderator, 'Alice', two);
+    const bob = await join(guest, 'Bob');
+    expect(bob.joinSuccess.closes_at).toBe(alice.joinSuccess.closes_at);
+    const closed = await Promise.all([alice.closed, bob.closed]);
+    expect(closed.map(({ code }) => code)).toEqual([1000, 1000]);
+    expect(Date.now()).toBeGreaterThanOrEqual(Date.parse(alice.joinSuccess.closes_at!) - 5);
+  });
+});
+
+describe('a stranger to the room', () => {
+  it('gets no ticket, not even with a resumption token of the room, and the room hears nothing of it', async () => {
+    const { roomId, moderator } = await room();
+    const alice = await join(moderator, 'Alice');
+    const stranger = await login('stranger');
+    for (const body of [undefined, { resumption: alice.resumption }]) {
+      const answer = await startRoom(app, roomId, { token: stranger.accessToken, body });
+      expect([answer.status, answer.body.code]).toEqual([404, 'not_found']);
+    }
+    await alice.expectNothing(undefined, undefined, 100);
   });
 });
 

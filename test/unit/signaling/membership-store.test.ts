@@ -3,34 +3,12 @@
  * the Redis store through two connections (two service instances sharing one room).
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
-import type { MemberRecord, MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
+import type { MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
 import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
 import { createRedisMembershipStore } from '../../../src/signaling/modules/control/membership.redis.js';
-
-const redisUrl = process.env.REDIS_URL || undefined;
-const T0 = Date.UTC(2026, 4, 4, 9, 30);
-
-const member = (name: string, joinedAtMs = T0): MemberRecord => {
-  const joinedAt = new Date(joinedAtMs).toISOString();
-  return {
-    id: randomUUID(),
-    control: {
-      display_name: name,
-      role: 'guest',
-      participation_kind: 'guest',
-      hand_is_up: false,
-      joined_at: joinedAt,
-      left_at: null,
-      hand_updated_at: joinedAt,
-      is_room_owner: false,
-    },
-  };
-};
-
-const byId = (records: MemberRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id));
+import { byId, describeRoomStore, guestRecord as member, T0 } from '../../support/room-stores.js';
 
 /** The cases, for two stores over the same state (the same store twice in process). */
 function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
@@ -111,30 +89,13 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
   });
 }
 
-describe('in-process membership store', () => {
-  membershipContract(() => {
-    const store = createLocalMembershipStore();
-    return [store, store];
-  });
-});
-
-describe.skipIf(!redisUrl)('Redis membership store', () => {
-  const clients: Redis[] = [];
-  beforeAll(() => {
-    clients.push(new Redis(redisUrl!), new Redis(redisUrl!));
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.quit()));
-  });
-  membershipContract(() => [createRedisMembershipStore(clients[0]!), createRedisMembershipStore(clients[1]!)]);
-
+describeRoomStore('membership store', { local: createLocalMembershipStore, redis: createRedisMembershipStore }, membershipContract, (store, look) => {
   it('leaves no key behind once a room is empty', async () => {
-    const store = createRedisMembershipStore(clients[0]!);
     const roomId = randomUUID();
     const ada = member('Ada');
-    await store.join(roomId, ada, 5, T0);
-    expect(await clients[1]!.exists(`convene:signaling:room:${roomId}:members`, `convene:signaling:room:${roomId}:started_at`)).toBe(2);
-    await store.leave(roomId, ada.id);
-    expect(await clients[1]!.keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+    await store().join(roomId, ada, 5, T0);
+    expect(await look().exists(`convene:signaling:room:${roomId}:members`, `convene:signaling:room:${roomId}:started_at`)).toBe(2);
+    await store().leave(roomId, ada.id);
+    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
   });
 });

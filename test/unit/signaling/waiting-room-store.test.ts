@@ -3,31 +3,12 @@
  * the Redis store through two connections (two service instances sharing one room).
  */
 import { randomUUID } from 'node:crypto';
-import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { expect, it } from 'vitest';
 
-import type { MemberRecord } from '../../../src/signaling/modules/control/membership-store.js';
 import type { WaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room-store.js';
 import { createLocalWaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room.local.js';
 import { createRedisWaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room.redis.js';
-
-const redisUrl = process.env.REDIS_URL || undefined;
-
-const waiter = (name: string): MemberRecord => ({
-  id: randomUUID(),
-  control: {
-    display_name: name,
-    role: 'guest',
-    participation_kind: 'guest',
-    hand_is_up: false,
-    joined_at: '2026-05-04T09:30:00.000Z',
-    left_at: null,
-    hand_updated_at: '2026-05-04T09:30:00.000Z',
-    is_room_owner: false,
-  },
-});
-
-const byId = (records: MemberRecord[]) => [...records].sort((a, b) => a.id.localeCompare(b.id));
+import { byId, describeRoomStore, guestRecord as waiter } from '../../support/room-stores.js';
 
 /** The cases, for two stores over the same state (the same store twice in process). */
 function waitingRoomContract(stores: () => [WaitingRoomStore, WaitingRoomStore]) {
@@ -105,34 +86,17 @@ function waitingRoomContract(stores: () => [WaitingRoomStore, WaitingRoomStore])
   });
 }
 
-describe('in-process waiting-room store', () => {
-  waitingRoomContract(() => {
-    const store = createLocalWaitingRoomStore();
-    return [store, store];
-  });
-});
-
-describe.skipIf(!redisUrl)('Redis waiting-room store', () => {
-  const clients: Redis[] = [];
-  beforeAll(() => {
-    clients.push(new Redis(redisUrl!), new Redis(redisUrl!));
-  });
-  afterAll(async () => {
-    await Promise.all(clients.map((client) => client.quit()));
-  });
-  waitingRoomContract(() => [createRedisWaitingRoomStore(clients[0]!), createRedisWaitingRoomStore(clients[1]!)]);
-
+describeRoomStore('waiting-room store', { local: createLocalWaitingRoomStore, redis: createRedisWaitingRoomStore }, waitingRoomContract, (store, look) => {
   it('uses the room keys of the design, and leaves none behind', async () => {
-    const store = createRedisWaitingRoomStore(clients[0]!);
     const roomId = randomUUID();
     const [ada, bob] = [waiter('Ada'), waiter('Bob')];
-    await store.add(roomId, ada);
-    await store.add(roomId, bob);
-    await store.accept(roomId, ada.id);
-    expect(await clients[1]!.hkeys(`convene:signaling:room:${roomId}:waiting`)).toEqual([bob.id]);
-    expect(await clients[1]!.smembers(`convene:signaling:room:${roomId}:accepted`)).toEqual([ada.id]);
-    await store.remove(roomId, bob.id);
-    await store.forgetAccepted(roomId);
-    expect(await clients[1]!.keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+    await store().add(roomId, ada);
+    await store().add(roomId, bob);
+    await store().accept(roomId, ada.id);
+    expect(await look().hkeys(`convene:signaling:room:${roomId}:waiting`)).toEqual([bob.id]);
+    expect(await look().smembers(`convene:signaling:room:${roomId}:accepted`)).toEqual([ada.id]);
+    await store().remove(roomId, bob.id);
+    await store().forgetAccepted(roomId);
+    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
   });
 });

@@ -2,9 +2,10 @@
  * The `control` namespace: joining the room and leaving it (design.md §6, reference opentalk.md
  * §5). `join` names the participant and puts it into the room, or into the waiting room (the
  * moderation module's part); `enter_room` lets an accepted participant in. Entering takes a place
- * in the room's membership (atomically against the tariff's `room_participant_limit`), answers
- * `join_success` with the room as it is, and tells the others `joined`; a closed socket takes the
- * participant out again (`left`) and lets every module clean up.
+ * in the room's membership (atomically against the tariff's `room_participant_limit`), tells the
+ * others `joined` and then answers `join_success` with the room as it is (a failure before that
+ * gives the place back, so the connection's `internal_error` means nothing changed); a closed
+ * socket takes the participant out again (`left`) and lets every module clean up.
  *
  * The connection runs a socket's commands and, at last, its departure one after another, so the
  * session's state is always the outcome of the previous step.
@@ -13,11 +14,13 @@
  * after a moderator's `accept` (else `not_accepted_or_not_in_waiting_room`).
  */
 import type { ControlJoinCommand } from '../../../../generated/signaling/types.js';
+import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
-import type { Session } from '../../session.js';
+import type { EventPayload, Session } from '../../session.js';
 import { isModerationModule } from '../moderation/moderation.module.js';
 import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
 import { holdSends } from './held-sends.js';
+import { listedRecently } from './listed-recently.js';
 import { createLocalMembershipStore } from './membership.local.js';
 import { createRedisMembershipStore } from './membership.redis.js';
 import { byJoinTime, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
@@ -26,36 +29,12 @@ import { createTimeLimit } from './time-limit.js';
 type ControlError = 'already_joined' | 'invalid_username' | 'not_accepted_or_not_in_waiting_room';
 
 const MAX_DISPLAY_NAME = 100;
-/**
- * A participant that entered this long before a joiner read the member list may still have its
- * `joined` on the way to the joiner (through Redis): the joiner ignores that one `joined`, since its
- * `join_success` already listed the participant. Publishing follows entering within milliseconds.
- */
-const JOINED_IN_FLIGHT_MS = 5_000;
 
 export function createControlModule(deps: ModuleDeps): ControlModule {
   const membership = deps.redis ? createRedisMembershipStore(deps.redis) : createLocalMembershipStore();
   const timeLimit = createTimeLimit(deps, membership);
   /** Per joiner: the recent entrants its `join_success` listed, whose `joined` it must not get again. */
-  const listedRecently = new WeakMap<Session, Set<string>>();
-
-  function rememberListed(session: Session, others: readonly { id: string; control: { joined_at: string } }[]): Set<string> {
-    const since = deps.scheduler.now() - JOINED_IN_FLIGHT_MS;
-    const recent = new Set(others.filter((other) => Date.parse(other.control.joined_at) >= since).map((other) => other.id));
-    if (recent.size > 0) {
-      listedRecently.set(session, recent);
-      // housekeeping on the real clock: it frees memory and decides nothing
-      setTimeout(() => listedRecently.delete(session), JOINED_IN_FLIGHT_MS).unref();
-    }
-    return recent;
-  }
-  /** Consumes the one `joined` of a listed participant; a later one (after its `left`) goes through. */
-  function alreadyListed(session: Session, payload: Record<string, unknown>): boolean {
-    const listed = listedRecently.get(session);
-    if (!listed || typeof payload.id !== 'string') return false;
-    if (payload.message === 'left') listed.delete(payload.id);
-    return payload.message === 'joined' && listed.delete(payload.id);
-  }
+  const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined', departure: 'left' });
 
   const fail = (session: Session, error: ControlError) => session.send('control', { message: 'error', error });
   const nowIso = () => new Date(deps.scheduler.now()).toISOString();
@@ -90,7 +69,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     const record = memberRecord(session);
     const held = holdSends(session);
     session.state = 'joined';
-    let entered = false;
+    let closesAtMs: number | undefined;
     try {
       const outcome = await membership.join(room.roomId, record, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
       if (!outcome.joined) {
@@ -105,8 +84,10 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
         withPeerData(modules, room.roomId, others),
         joinDataOf(modules, session, hub),
       ]);
-      const closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
-      rememberListed(session, others);
+      closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
+      // the others first: until the newcomer itself is told, a failure gives the place back and changes nothing
+      await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
+      listed.remember(session, others);
       held.release({
         namespace: 'control',
         payload: {
@@ -122,19 +103,23 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
           participants,
           ...moduleData,
         },
-      }, (namespace, payload) => namespace === 'control' && alreadyListed(session, payload));
-      entered = true;
-      if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
-      await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
+      }, (namespace, payload) => withheld(session, namespace, payload));
     } catch (err) {
-      if (!entered) {
-        // nobody has been told of the place yet: give it back quietly
-        held.drop();
-        session.state = previous;
-        await membership.leave(room.roomId, participant.id).catch(() => undefined);
-      }
+      held.drop();
+      session.state = previous;
+      await membership.leave(room.roomId, participant.id).catch(() => undefined);
       throw err;
     }
+    if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
+  }
+
+  /**
+   * Whether a room event held during the join duplicates what `join_success` showed: asked of the
+   * event's module, as the hub asks it of events delivered later.
+   */
+  function withheld(session: Session, namespace: string, payload: EventPayload): boolean {
+    const message = { namespace, payload: payload as RoomMessage['payload'], audience: { to: 'participant', id: session.participant.id } } as const;
+    return deps.modules().get(namespace)?.withholds?.(session, message) ?? false;
   }
 
   /** Every room module's join-time data, by namespace (absent when a module has none for this session). */
@@ -143,11 +128,22 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     return Object.fromEntries(entries.filter(([, data]) => data !== undefined));
   }
 
+  /**
+   * Each step is tried whatever happened to the one before: the others should see the participant
+   * go, and the modules clean up after it (a timer it started stops), even when the membership
+   * store failed (its record then stays, and the room counts as not empty) or the bus did.
+   */
   async function leaveRoom(session: Session, hub: RoomHub, reason: LeaveReason) {
     const { id } = session.participant;
-    const { remaining } = await membership.leave(session.room.roomId, id);
-    await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
-    await participantLeft(session, hub, remaining === 0);
+    const { roomId } = session.room;
+    const left = await membership.leave(roomId, id).catch((err: unknown) => {
+      deps.logger.error({ err, roomId, participantId: id }, 'a member was not removed from the room');
+    });
+    try {
+      await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
+    } finally {
+      await participantLeft(session, hub, left?.remaining === 0);
+    }
   }
 
   /** Lets every room module clean up after a participant; one module's failure does not stop the others. */
@@ -191,7 +187,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     },
 
     withholds(session, message) {
-      return alreadyListed(session, message.payload);
+      return listed.withholds(session, message.payload);
     },
 
     hubClosed(hub) {

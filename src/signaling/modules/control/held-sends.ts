@@ -1,9 +1,10 @@
 /**
- * While a participant enters the room, room events may already reach it: it is `joined` before its
- * place is taken, so that nobody who enters at the same moment (on any instance) is missed between
- * the read of the member list and the first delivery. Yet its first frame must be `join_success`
- * (clients require that). So what the session is sent meanwhile is held, and sent after
- * `join_success`, in order.
+ * While a participant enters the room or its waiting room, events may already reach it: it is
+ * `joined` (or `waiting`) before the step is done, so that nothing sent meanwhile is missed (the
+ * `joined` of someone entering at the same moment on any instance, between the read of the member
+ * list and the first delivery; a moderator's quick `accepted`). Yet the step's own answer must come
+ * first (`join_success`, which clients require as their first frame; `in_waiting_room`). So what the
+ * session is sent meanwhile is held, and sent after that answer, in order.
  */
 import type { EventPayload, Session } from '../../session.js';
 

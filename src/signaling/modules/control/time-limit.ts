@@ -1,8 +1,9 @@
 /**
  * The tariff's `room_time_limit_secs`: a room's session ends that long after it began (its first
  * join since it was last empty), whichever instance its participants are on. Each instance closes
- * its own sessions of the room (1000) when the time is up; the timer is armed when a participant
- * joins here and disarmed when the room's last local session leaves this instance.
+ * its own sessions of the room (1000), those waiting to enter too, when the time is up; the timer
+ * is armed when a participant joins here and disarmed when the room's last local session leaves
+ * this instance.
  *
  * When the timer fires, the start time is read again: a room that emptied and began anew meanwhile
  * (on another instance) has a later end, and the timer is armed again for it.
@@ -30,10 +31,13 @@ export function createTimeLimit(deps: Pick<ModuleDeps, 'scheduler' | 'hubs' | 'l
     if (armed.get(room.roomId) !== entry) return;
     armed.delete(room.roomId);
     const startedAtMs = await membership.startedAt(room.roomId);
+    const hub = deps.hubs().get(room.roomId);
+    // the room's last local session left meanwhile: nothing here to close or to watch any longer
+    if (!hub) return;
     const current = startedAtMs === undefined ? undefined : limit.closesAt(room, startedAtMs);
     if (current === undefined) return;
     if (current > deps.scheduler.now()) return limit.arm(room, current);
-    for (const session of [...(deps.hubs().get(room.roomId)?.sessions.values() ?? [])]) session.close(1000, 'room time limit reached');
+    for (const session of [...hub.sessions.values()]) session.close(1000, 'room time limit reached');
   }
 
   const limit: TimeLimit = {

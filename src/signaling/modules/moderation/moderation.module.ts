@@ -7,11 +7,14 @@
  *
  * Who may send what: `accept` — moderators only (else `insufficient_permissions`).
  * Events: `in_waiting_room` to the joiner; `joined_waiting_room` and `left_waiting_room` to the
- * moderators; `accepted` to the accepted participant.
+ * moderators (not the arrival of one a joining moderator's waiting list named already); `accepted`
+ * to the accepted participant.
  */
 import type { ModerationJoinData } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
+import { holdSends } from '../control/held-sends.js';
+import { listedRecently } from '../control/listed-recently.js';
 import { byJoinTime, memberRecord } from '../control/participant-view.js';
 import type { ModuleDeps, SignalingModule } from '../module.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
@@ -24,7 +27,7 @@ export interface ModerationModule extends SignalingModule {
   mustWait(session: Session): Promise<boolean>;
   /**
    * Puts a joining session (display name and join time set) into the waiting room: state `waiting`,
-   * `in_waiting_room` to it, `joined_waiting_room` to the moderators.
+   * `joined_waiting_room` to the moderators, then `in_waiting_room` to it.
    */
   enterWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
   /** The session's socket closed while it waited or was accepted: the moderators see it go. */
@@ -40,6 +43,8 @@ type ModerationError = 'insufficient_permissions' | 'not_in_waiting_room';
 export function createModerationModule(deps: ModuleDeps): ModerationModule {
   const store = deps.redis ? createRedisWaitingRoomStore(deps.redis) : createLocalWaitingRoomStore();
   const fail = (session: Session, error: ModerationError) => session.send('moderation', { message: 'error', error });
+  /** Per joining moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
+  const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined_waiting_room', departure: 'left_waiting_room' });
 
   return {
     namespace: 'moderation',
@@ -62,10 +67,13 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 
     async joinData(session): Promise<ModerationJoinData | undefined> {
       if (session.role !== 'moderator') return undefined;
-      return {
-        waiting_room_enabled: session.room.waitingRoom,
-        waiting_room_participants: byJoinTime(await store.waiting(session.room.roomId)),
-      };
+      const waiting = byJoinTime(await store.waiting(session.room.roomId));
+      listed.remember(session, waiting);
+      return { waiting_room_enabled: session.room.waitingRoom, waiting_room_participants: waiting };
+    },
+
+    withholds(session, message) {
+      return listed.withholds(session, message.payload);
     },
 
     async participantLeft(session, _hub, { roomEmpty }) {
@@ -80,9 +88,20 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
     async enterWaitingRoom(session, hub) {
       const record = memberRecord(session);
       await store.add(session.room.roomId, record);
+      // waiting from now on, so that an `accepted` takes effect however soon it comes; yet the
+      // moderators are told first (a failure until then takes the joiner out again and changes
+      // nothing), and what reaches the joiner meanwhile follows its `in_waiting_room`
+      const held = holdSends(session);
       session.state = 'waiting';
-      session.send('moderation', { message: 'in_waiting_room' });
-      await hub.publish({ namespace: 'moderation', payload: { message: 'joined_waiting_room', ...record }, audience: { to: 'moderators' } });
+      try {
+        await hub.publish({ namespace: 'moderation', payload: { message: 'joined_waiting_room', ...record }, audience: { to: 'moderators' } });
+      } catch (err) {
+        held.drop();
+        session.state = 'connected';
+        await store.remove(session.room.roomId, record.id).catch(() => undefined);
+        throw err;
+      }
+      held.release({ namespace: 'moderation', payload: { message: 'in_waiting_room' } });
     },
 
     async leaveWaitingRoom(session, hub) {
