@@ -533,6 +533,42 @@ describe('departures', () => {
   });
 });
 
+describe('a started on its way while someone joins', () => {
+  it("is not sent to a joiner whose join_success already showed that timer; the next timer's is", async () => {
+    // a bus that holds published messages until the test lets them go, as Redis may while a join runs
+    const inner = createLocalBus();
+    let held: Array<() => Promise<void>> | undefined;
+    const bus: SignalingBus = {
+      subscribe: (roomId, listener) => inner.subscribe(roomId, listener),
+      publish: (roomId, message) => (held ? (held.push(() => inner.publish(roomId, message)), Promise.resolve()) : inner.publish(roomId, message)),
+      close: () => inner.close(),
+    };
+    await tester.close();
+    tester = createModuleTester({ bus });
+    const mod = tester.participant({ role: 'moderator', isRoomOwner: true, displayName: 'Mod' });
+    const late = tester.participant({ displayName: 'Late' });
+    await tester.join(mod);
+    await tester.connect(late);
+
+    held = [];
+    await tester.command(mod, 'timer', stopwatch()); // the timer exists; its started waits on the bus
+    await tester.join(late);
+    const release = held;
+    held = undefined;
+    for (const publish of release) await publish();
+    await tester.flush();
+    const [success] = tester.payloads(late, 'control');
+    const shown = (success!.timer as { timer_id: string }).timer_id;
+    expect(tester.payloads(late, 'timer')).toEqual([]);
+    const [started] = tester.payloads(mod, 'timer');
+    expect(started).toMatchObject({ message: 'started', timer_id: shown });
+
+    await tester.command(mod, 'timer', { action: 'stop', timer_id: shown });
+    await tester.command(mod, 'timer', stopwatch());
+    expect(tester.payloads(late, 'timer').map((event) => event.message)).toEqual(['stopped', 'started']);
+  });
+});
+
 describe('join-time data', () => {
   it('gives a joiner the running countdown with its own status, and each participant’s status', async () => {
     const { message: _, ...timer } = await started(countdown({ enable_ready_check: true }));

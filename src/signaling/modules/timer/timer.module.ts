@@ -50,6 +50,8 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
    * gone and does nothing.
    */
   const expiries = new Map<RoomHub, Map<string, () => void>>();
+  /** Per joiner: the timer its `join_success` showed, whose `started` it must not get again. */
+  const shownAtJoin = new WeakMap<Session, string>();
   const iso = (ms: number) => new Date(ms).toISOString();
 
   const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
@@ -169,6 +171,8 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       if (!timer) return undefined;
       // armed already unless this is the hub's first participant since the start, or the expiry failed for good
       if (timer.ends_at !== undefined) armExpiry(hub, timer.timer_id, timer.ends_at);
+      // its `started` may still be on the way to this joiner (through Redis): the joiner knows it now
+      shownAtJoin.set(session, timer.timer_id);
       if (!timer.ready_check_enabled) return publicFields(timer);
       const own = (await store.readyStatuses(roomId, [session.participant.id])).get(session.participant.id);
       return { ...publicFields(timer), ready_status: own ?? false };
@@ -193,6 +197,13 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       if (timer?.creator === leaver && (await store.take(hub.roomId, timer.timer_id))) {
         await publishStopped(hub, timer.timer_id, { kind: 'creator_left' });
       }
+    },
+
+    withholds(session: Session, message: RoomMessage) {
+      const shown = shownAtJoin.get(session);
+      if (shown === undefined || message.payload.message !== 'started') return false;
+      shownAtJoin.delete(session); // only the first `started` after the join can be that one
+      return message.payload.timer_id === shown;
     },
 
     onRoomMessage(hub: RoomHub, message: RoomMessage) {
