@@ -1,21 +1,38 @@
-// The server side of the signaling benchmark (scripts/bench/signaling.ts), in a process of its
-// own so that its memory is the server's alone: one or two Convene instances over one database
-// (PGlite in memory, or PostgreSQL with DATABASE_URL) and, with `--redis`, REDIS_URL's Redis. It
-// seeds a room of a logged-in owner with an invite code, tells the parent where everything is,
-// and answers `memory` requests with process.memoryUsage() after a full garbage collection.
-// Started by the benchmark: fork('signaling-server.ts', ['<instances>', '--redis'?], { execArgv: ['--import', 'tsx', '--expose-gc'] }).
+// One Convene instance for the signaling benchmark (scripts/bench/signaling.ts), in a process of
+// its own: its memory is its own, and two instances run on two event loops as two deployed
+// instances would (two instances in one process would share one thread for both fan-outs).
+//
+// - `primary [--redis]`: the first instance, on a fresh test database (PGlite in memory, or a new
+//   database on DATABASE_URL's server, dropped on close) and, with `--redis`, REDIS_URL's Redis.
+//   It seeds a room of a logged-in owner with an invite code and tells the benchmark where
+//   everything is, including what a second instance needs to join it.
+// - `secondary <database url> <issuer>`: another instance over the primary's PostgreSQL database
+//   and REDIS_URL's Redis (a PGlite database lives in its process, so a split room needs
+//   PostgreSQL). It only serves guests, who need no token of the issuer.
+//
+// Both answer `memory` with process.memoryUsage() after full garbage collections.
+// Started by the benchmark: fork('signaling-server.ts', [...], { execArgv: ['--import', 'tsx', '--expose-gc'] }).
+import { sql } from 'kysely';
+import { pino } from 'pino';
+import { loadConfig } from '../../src/config/load.js';
+import { createConvene, type Convene } from '../../src/server.js';
 import { insertInvite, insertRoom } from '../../test/support/invites.js';
-import { startTestApp, type TestApp } from '../../test/support/test-app.js';
+import { dbOf, startTestApp } from '../../test/support/test-app.js';
 
-/** What the benchmark learns when the server is up. */
+/** What the benchmark learns when an instance is up; the room's fields only from the primary. */
 export interface ServerReady {
   type: 'ready';
-  urls: string[];
-  roomId: string;
-  /** The room owner's access token (a moderator in the room), valid for an hour. */
-  ownerToken: string;
-  /** One invite code for every guest: each start with it is a participant of its own. */
-  inviteCode: string;
+  url: string;
+  room?: {
+    roomId: string;
+    /** The room owner's access token (a moderator in the room), valid for an hour. */
+    ownerToken: string;
+    /** One invite code for every guest: each start with it is a participant of its own. */
+    inviteCode: string;
+    /** Where a second instance finds the database and the issuer; no database URL on PGlite. */
+    databaseUrl?: string;
+    issuer: string;
+  };
 }
 export type ServerRequest = { type: 'memory' } | { type: 'close' };
 export interface ServerMemory {
@@ -23,47 +40,79 @@ export interface ServerMemory {
   usage: NodeJS.MemoryUsage;
 }
 
-const instances = Number(process.argv[2] ?? '1');
-const redisUrl = process.argv.includes('--redis') ? process.env.REDIS_URL : undefined;
 if (!process.send || !global.gc) throw new Error('run by scripts/bench/signaling.ts (with an IPC channel and --expose-gc)');
 const send = process.send.bind(process);
 const gc = global.gc;
+const [role, ...args] = process.argv.slice(2);
+const redisUrl = process.env.REDIS_URL;
 
-const apps: TestApp[] = [await startTestApp(redisUrl ? { redis: { url: redisUrl } } : {})];
-while (apps.length < instances) apps.push(await apps[0]!.withConfig({}));
-const [first] = apps as [TestApp];
+const { convene, close } = role === 'secondary' ? await secondary(args[0]!, args[1]!) : await primary(args.includes('--redis'));
 
-const owner = await first.login('bench-owner');
-const roomId = await insertRoom(first, owner);
-const ready: ServerReady = {
-  type: 'ready',
-  urls: apps.map((app) => app.url),
-  roomId,
-  ownerToken: await first.issuer.accessToken({ sub: `sub-${owner.name}` }, { expiresIn: 3600 }),
-  inviteCode: await insertInvite(first, roomId, owner),
-};
-send(ready);
+async function primary(redis: boolean) {
+  const app = await startTestApp(redis ? { redis: { url: redisUrl } } : {});
+  const owner = await app.login('bench-owner');
+  const roomId = await insertRoom(app, owner);
+  let databaseUrl: string | undefined;
+  if (process.env.DATABASE_URL) {
+    const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(dbOf(app));
+    const url = new URL(process.env.DATABASE_URL);
+    url.pathname = `/${rows[0]!.name}`;
+    databaseUrl = url.toString();
+  }
+  const ready: ServerReady = {
+    type: 'ready',
+    url: app.url,
+    room: {
+      roomId,
+      ownerToken: await app.issuer.accessToken({ sub: `sub-${owner.name}` }, { expiresIn: 3600 }),
+      inviteCode: await insertInvite(app, roomId, owner),
+      databaseUrl,
+      issuer: app.issuer.issuer,
+    },
+  };
+  send(ready);
+  return { convene: app.convene, close: () => app.close() };
+}
+
+async function secondary(databaseUrl: string, issuer: string): Promise<{ convene: Convene; close: () => Promise<void> }> {
+  // as test/support/test-app.ts configures an instance, over the primary's database and issuer
+  const config = loadConfig({
+    file: false,
+    env: {},
+    overrides: {
+      http: { host: '127.0.0.1', port: 0 },
+      database: { url: databaseUrl },
+      oidc: { issuer, client_id: 'convene' },
+      dev: { identity_provider: false },
+      logging: { level: 'silent' },
+      redis: { url: redisUrl },
+    },
+  });
+  const instance = await createConvene(config, { logger: pino({ level: 'silent' }) });
+  const { port } = await instance.listen(0, '127.0.0.1');
+  send({ type: 'ready', url: `http://127.0.0.1:${port}` } satisfies ServerReady);
+  return { convene: instance, close: () => instance.close() };
+}
+
+/** Live memory: idle HTTP connections (the tickets' requests, not participants) closed, then full collections until finalizers have run. */
+async function measure(): Promise<void> {
+  convene.server.closeIdleConnections();
+  for (let i = 0; i < 3; i++) {
+    gc();
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  send({ type: 'memory', usage: process.memoryUsage() } satisfies ServerMemory);
+}
 
 let closing: Promise<void> | undefined;
-function close(): Promise<void> {
-  closing ??= (async () => {
-    // the extra instances first: the first owns the database and the issuer
-    for (const app of apps.slice(1).reverse()) await app.close();
-    await first.close();
-    process.exit(0);
-  })();
+function shutDown(): Promise<void> {
+  closing ??= close().then(() => process.exit(0));
   return closing;
 }
 
 process.on('message', (request: ServerRequest) => {
-  if (request.type === 'close') void close();
-  if (request.type === 'memory') {
-    // twice: the first collection's finalizers free more for the second
-    gc();
-    gc();
-    const answer: ServerMemory = { type: 'memory', usage: process.memoryUsage() };
-    send(answer);
-  }
+  if (request.type === 'close') void shutDown();
+  if (request.type === 'memory') void measure();
 });
 // the benchmark went away (finished or crashed): so does its server
-process.on('disconnect', () => void close());
+process.on('disconnect', () => void shutDown());

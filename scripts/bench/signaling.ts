@@ -2,10 +2,11 @@
 // guests of one invite code), (a) on one instance and (b) split over two instances sharing Redis.
 // Measures the time from the moderator's timer `start` until the last participant has `started`
 // (median and p99 of 20 runs, each: start, wait for everyone, stop, wait for everyone), and the
-// server's memory per connected participant. The server runs in a child process
-// (signaling-server.ts) so that its memory is its own; the clients live here.
-// Run: npm run bench:signaling   (REDIS_URL=redis://… for the Redis rows; DATABASE_URL=postgres://… optional)
-// BENCH_PARTICIPANTS=200 for a quick try.
+// server's memory per connected participant. Each instance runs in a child process of its own
+// (signaling-server.ts), so that its memory is its own and two instances have two event loops; the
+// clients live here, in one process.
+// Run: npm run bench:signaling   (REDIS_URL=redis://… for the Redis rows; the split room also needs
+// DATABASE_URL=postgres://…, a database both instance processes share). BENCH_PARTICIPANTS=200 for a quick try.
 import { execSync, fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -18,7 +19,16 @@ const WARM_UPS = 2;
 const JOIN_CONCURRENCY = 50;
 const PROTOCOL = 'service-signaling-json-v1.0';
 const WAIT_MS = 60_000;
+/** Guests that join and leave before the empty room's memory is taken, so that its code paths have run. */
+const WARM_UP_GUESTS = 50;
+/**
+ * How long the room is left alone before its memory is taken: a join may keep some state for a few
+ * seconds (the control module remembers the recent arrivals a joiner's member list named, for 5 s),
+ * which is not what a connected participant holds.
+ */
+const SETTLE_MS = 6_000;
 const redisUrl = process.env.REDIS_URL || undefined;
+const databaseUrl = process.env.DATABASE_URL || undefined;
 
 // ---------------------------------------------------------------- the room's clients
 
@@ -68,7 +78,11 @@ class RoomClients {
     });
   }
 
+  /** Begins a run, after checking that the last one reached each participant once (a duplicate is a bug, not a figure). */
   newRun(): void {
+    for (const [message, count] of Object.entries(this.counts)) {
+      if (count > this.sockets.length) throw new Error(`${count} ${message} events reached ${this.sockets.length} participants in one run`);
+    }
     this.counts = { started: 0, stopped: 0 };
   }
 
@@ -121,11 +135,11 @@ async function pool(count: number, concurrency: number, task: (i: number) => Pro
   );
 }
 
-// ---------------------------------------------------------------- the server process
+// ---------------------------------------------------------------- the server processes
 
-function startServer(instances: number, redis: boolean): ChildProcess {
+function startServer(args: string[]): ChildProcess {
   const script = fileURLToPath(new URL('./signaling-server.ts', import.meta.url));
-  return fork(script, [String(instances), ...(redis ? ['--redis'] : [])], { execArgv: ['--import', 'tsx', '--expose-gc'] });
+  return fork(script, args, { execArgv: ['--import', 'tsx', '--expose-gc'] });
 }
 
 function nextMessage<T extends { type: string }>(server: ChildProcess, type: T['type']): Promise<T> {
@@ -142,10 +156,16 @@ function nextMessage<T extends { type: string }>(server: ChildProcess, type: T['
   });
 }
 
-async function memoryOf(server: ChildProcess): Promise<NodeJS.MemoryUsage> {
-  const answer = nextMessage<ServerMemory>(server, 'memory');
-  server.send({ type: 'memory' } satisfies ServerRequest);
-  return (await answer).usage;
+/** The live memory of every instance process, summed. */
+async function memoryOf(servers: ChildProcess[]): Promise<{ retained: number; rss: number }> {
+  const usages = await Promise.all(
+    servers.map((server) => {
+      const answer = nextMessage<ServerMemory>(server, 'memory');
+      server.send({ type: 'memory' } satisfies ServerRequest);
+      return answer;
+    }),
+  );
+  return usages.reduce((sum, { usage }) => ({ retained: sum.retained + usage.heapUsed + usage.external, rss: sum.rss + usage.rss }), { retained: 0, rss: 0 });
 }
 
 async function stopServer(server: ChildProcess): Promise<void> {
@@ -164,53 +184,76 @@ interface Row {
   joinSeconds: number;
   medianMs: number;
   p99Ms: number;
-  heapPerParticipant: number;
-  rssPerParticipant: number;
+  retainedPerParticipant: number;
+  /** The instance processes' resident memory with the room full. */
+  rssFull: number;
 }
 
 /** nearest-rank percentile of sorted values */
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-async function scenario(label: string, instances: number, redis: boolean): Promise<Row> {
+async function scenario(label: string, instances: 1 | 2, redis: boolean): Promise<Row> {
   console.log(`\n${label}: starting the server …`);
-  const server = startServer(instances, redis);
+  const servers = [startServer(['primary', ...(redis ? ['--redis'] : [])])];
   const room = new RoomClients();
   try {
-    const ready = await nextMessage<ServerReady>(server, 'ready');
-    const moderator = await join(ready.urls[0]!, `/rooms/${ready.roomId}/start`, {}, ready.ownerToken, 'Moderator');
+    const ready = await nextMessage<ServerReady>(servers[0]!, 'ready');
+    const { roomId, ownerToken, inviteCode, databaseUrl: sharedDatabase, issuer } = ready.room!;
+    const urls = [ready.url];
+    if (instances === 2) {
+      servers.push(startServer(['secondary', sharedDatabase!, issuer]));
+      urls.push((await nextMessage<ServerReady>(servers[1]!, 'ready')).url);
+    }
+    const moderator = await join(urls[0]!, `/rooms/${roomId}/start`, {}, ownerToken, 'Moderator');
     room.watch(moderator);
     let joinMs = 0;
     /** Guests `from`..`to`-1 join (alternating over the instances; the moderator is on the first), then the room settles. */
-    async function guests(from: number, to: number): Promise<NodeJS.MemoryUsage> {
+    async function guests(from: number, to: number): Promise<void> {
       const started = performance.now();
       await pool(to - from, JOIN_CONCURRENCY, async (i) => {
         const n = from + i;
-        room.watch(await join(ready.urls[n % instances]!, `/rooms/${ready.roomId}/start_invited`, { invite_code: ready.inviteCode }, undefined, `Guest ${n}`));
+        room.watch(await join(urls[n % instances]!, `/rooms/${roomId}/start_invited`, { invite_code: inviteCode }, undefined, `Guest ${n}`));
       });
       joinMs += performance.now() - started;
       await room.quiet();
-      return memoryOf(server);
     }
-    // memory per participant from half the room to all of it: the room's and the instances' fixed
-    // costs (hub, subscriptions, compiled code, database caches) are in both figures and cancel out
-    const half = Math.floor(PARTICIPANTS / 2);
-    const atHalf = await guests(1, half);
-    const atFull = await guests(half, PARTICIPANTS);
-    const added = PARTICIPANTS - half;
-    console.log(`${room.sockets.length} participants joined in ${(joinMs / 1000).toFixed(1)} s (${room.frames} frames received meanwhile)`);
-
-    const latencies: number[] = [];
-    for (let run = 0; run < WARM_UPS + RUNS; run++) {
+    /** One run: start, everyone has `started`, stop, everyone has `stopped`; resolves with the first part's time. */
+    async function timerRun(): Promise<number> {
       room.newRun();
       const allStarted = room.everyone('started');
       const sentAt = performance.now();
       moderator.send(JSON.stringify({ namespace: 'timer', payload: { action: 'start', kind: 'stopwatch', enable_ready_check: false } }));
       const lastStarted = await allStarted;
-      if (run >= WARM_UPS) latencies.push(lastStarted - sentAt);
       const allStopped = room.everyone('stopped');
       moderator.send(JSON.stringify({ namespace: 'timer', payload: { action: 'stop', timer_id: room.timerId } }));
       await allStopped;
+      return lastStarted - sentAt;
     }
+
+    // Memory: the room with the moderator alone, after guests have come, run a timer and gone (so
+    // that the compiled code, pools and caches of joining are in it), against the full room. The
+    // difference is what the connected participants hold; the fixed costs are in both figures.
+    await guests(1, 1 + WARM_UP_GUESTS);
+    await timerRun();
+    for (const ws of room.sockets.splice(1)) ws.close();
+    await room.quiet();
+    await sleep(SETTLE_MS);
+    const empty = await memoryOf(servers);
+    joinMs = 0;
+    const framesBefore = room.frames;
+    await guests(1, PARTICIPANTS);
+    await sleep(SETTLE_MS);
+    const full = await memoryOf(servers);
+    console.log(`${room.sockets.length} participants joined in ${(joinMs / 1000).toFixed(1)} s (${room.frames - framesBefore} frames received meanwhile)`);
+
+    const latencies: number[] = [];
+    for (let run = 0; run < WARM_UPS + RUNS; run++) {
+      const ms = await timerRun();
+      if (run >= WARM_UPS) latencies.push(ms);
+    }
+    await room.quiet();
+    room.newRun();
     if (room.errors.length > 0) throw new Error(`timer errors during the runs: ${room.errors.join(', ')}`);
     latencies.sort((a, b) => a - b);
     return {
@@ -218,12 +261,13 @@ async function scenario(label: string, instances: number, redis: boolean): Promi
       joinSeconds: joinMs / 1000,
       medianMs: percentile(latencies, 50),
       p99Ms: percentile(latencies, 99),
-      heapPerParticipant: (atFull.heapUsed + atFull.external - atHalf.heapUsed - atHalf.external) / added,
-      rssPerParticipant: (atFull.rss - atHalf.rss) / added,
+      retainedPerParticipant: (full.retained - empty.retained) / (PARTICIPANTS - 1),
+      rssFull: full.rss,
     };
   } finally {
     for (const ws of room.sockets) ws.terminate();
-    await stopServer(server);
+    // the second instance first: the first owns the database and the issuer
+    for (const server of servers.reverse()) await stopServer(server);
   }
 }
 
@@ -239,26 +283,25 @@ console.log(
 );
 
 const rows: Row[] = [await scenario('1 instance, in-process bus and store', 1, false)];
-if (redisUrl) {
-  rows.push(await scenario('1 instance, Redis', 1, true));
-  rows.push(await scenario(`2 instances, Redis (${Math.ceil(PARTICIPANTS / 2)} + ${Math.floor(PARTICIPANTS / 2)})`, 2, true));
-} else {
-  console.log('\nREDIS_URL is not set: the scenarios on Redis (one instance, and the room split over two instances) are skipped');
-}
+if (redisUrl) rows.push(await scenario('1 instance, Redis', 1, true));
+else console.log('\nREDIS_URL is not set: the scenarios on Redis (one instance, and the room split over two instances) are skipped');
+if (redisUrl && databaseUrl) rows.push(await scenario(`2 instances, Redis (${Math.ceil(PARTICIPANTS / 2)} + ${Math.floor(PARTICIPANTS / 2)})`, 2, true));
+else if (redisUrl) console.log('\nDATABASE_URL is not set: the room split over two instance processes needs a database they share, and is skipped');
 
 const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
 const ms = (value: number) => `${value.toFixed(1)} ms`;
 console.log(`\n${'scenario'.padEnd(40)} ${'join all'.padStart(9)}   ${'start → last started'.padStart(21)}   ${'server memory per participant'.padStart(29)}`);
-console.log(`${''.padEnd(40)} ${''.padStart(9)}   ${'median'.padStart(9)} ${'p99'.padStart(11)}   ${'heap+external'.padStart(15)} ${'RSS'.padStart(13)}`);
+console.log(`${''.padEnd(40)} ${''.padStart(9)}   ${'median'.padStart(9)} ${'p99'.padStart(11)}   ${'heap+external'.padStart(15)} ${'(RSS, full)'.padStart(13)}`);
 for (const row of rows) {
   console.log(
     `${row.label.padEnd(40)} ${`${row.joinSeconds.toFixed(1)} s`.padStart(9)}   ${ms(row.medianMs).padStart(9)} ${ms(row.p99Ms).padStart(11)}   ` +
-      `${kib(row.heapPerParticipant).padStart(15)} ${kib(row.rssPerParticipant).padStart(13)}`,
+      `${kib(row.retainedPerParticipant).padStart(15)} ${`${(row.rssFull / 1048576).toFixed(0)} MiB`.padStart(13)}`,
   );
 }
 console.log(
-  `\np99 of ${RUNS} runs is the slowest run (nearest rank). Memory: the server process after a full GC with everyone joined,\n` +
-    'minus the same with half of them, divided by the participants added (two instances share one process: their sum).\n' +
-    'heap+external is what stays allocated; RSS also keeps the high-water mark of what the joins allocated for a moment\n' +
-    '(each join_success lists the whole room), so it varies from run to run and is an upper bound.',
+  `\np99 of ${RUNS} runs is the slowest run (nearest rank). Memory per participant: what the instance processes (summed)\n` +
+    `hold after full GCs with everyone joined and ${SETTLE_MS / 1000} s of quiet, minus the same with the moderator alone (after\n` +
+    `${WARM_UP_GUESTS} guests came and went), divided by the guests: heap and external memory, what stays allocated. RSS keeps\n` +
+    'the high-water mark of what the joins allocated for a moment (each join_success lists the whole room), so a difference\n' +
+    'of it per participant would be noise; it is shown whole, for the full room.',
 );

@@ -133,8 +133,11 @@ describe.skipIf(unavailable !== undefined)('a real browser on /signaling', () =>
       for (const name of ['owner', 'guest'] as const) {
         const stopped = await waitForFrame(page, name, 'timer', 'stopped', 3_000);
         expect(stopped.payload).toEqual({ message: 'stopped', timer_id: timer.timer_id, kind: 'expired' });
-        // the browser saw the countdown run: `expired` came about a second after `started`
-        expect(stopped.at - started[name].at).toBeGreaterThanOrEqual(900);
+        // the countdown ran its second: the server sent `expired` at the end (by its own clock, which a
+        // timer may beat by a millisecond), and the page got it well after `started`, not with it (the
+        // page's arrival times also carry delivery delays, which a loaded machine stretches)
+        expect(Date.parse(stopped.timestamp)).toBeGreaterThanOrEqual(Date.parse(timer.ends_at) - 5);
+        expect(stopped.at - started[name].at).toBeGreaterThanOrEqual(500);
       }
 
       // every frame each socket got (all checked against the contract by framesOf): join first, no errors, nothing else of the timer

@@ -136,7 +136,16 @@ export function connect(app: TestApp, ticket: string, protocols: string[] = [DEF
     const ws = new WebSocket(signalingUrl(app), [...protocols, `ticket#${ticket}`]);
     const client = new SignalingClient(ws);
     ws.once('open', () => resolve(client));
-    ws.once('unexpected-response', (_req, res) => reject(new Error(`upgrade refused with ${res.statusCode}`)));
+    // with this listener ws leaves the refused request to us: read the error body, then end the socket
+    ws.once('unexpected-response', (_req, res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => {
+        reject(new Error(`upgrade refused with ${res.statusCode}: ${body}`));
+        ws.terminate();
+      });
+    });
     ws.once('error', reject);
   });
 }

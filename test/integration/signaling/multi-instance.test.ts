@@ -1,61 +1,50 @@
 /**
  * Two Convene instances over one database and one Redis, with real WebSocket clients on both: one
  * room whichever instance a socket reaches (membership, events, tickets, the waiting room, the
- * participant limit), one timer per room under concurrent starts from both, and a countdown's
- * `expired` sent exactly once although both instances watch it. Needs REDIS_URL: without Redis
- * each instance has its own in-process bus and store, and two instances share nothing.
+ * participant limit), one timer per room started and stopped from either side, 20 concurrent
+ * starts from both of which exactly one wins, a countdown's `expired` sent exactly once although
+ * both instances watch it, the creator's departure ending the timer on both, and nothing of the
+ * room left in Redis once its last participant, on either instance, is gone. Needs REDIS_URL:
+ * without Redis each instance has its own in-process bus and store, and two instances share nothing.
  */
+import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { connect, joinRoom, openAndJoin, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { dbOf, insertInvite, insertRoom, redisUrl, signalingConfig } from '../../support/signaling.js';
-import { useTestApp, type TestApp } from '../../support/test-app.js';
+import { roomChannel } from '../../../src/signaling/bus/redis.js';
+import { connect, openAndJoin, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
+import { redisUrl } from '../../support/signaling.js';
+import { roomKeysLeft, useSignalingRooms } from '../../support/signaling-rooms.js';
+import type { TestApp } from '../../support/test-app.js';
 
 if (!redisUrl) console.log('REDIS_URL is not set: the two-instance signaling tests need Redis and are skipped in this run');
-
-const noLimits = { quotas: {}, disabled_modules: [], disabled_features: [] };
-/** `pair`: a tariff that lets two participants into a room, for the limit across instances. */
-const tariffs = { default: 'default', definitions: { default: noLimits, pair: { ...noLimits, quotas: { room_participant_limit: 2 } } } };
 
 /** After the last expected frame, how long a duplicate is given to show up. */
 const GRACE_MS = 400;
 
 describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
-  const one = useTestApp({ ...signalingConfig(), tariffs });
+  /** `pair`: a tariff that lets two participants into a room, for the limit across instances. */
+  const { app: one, room, join: joinOn } = useSignalingRooms({ pair: { quotas: { room_participant_limit: 2 } } });
   const two = {} as TestApp;
   beforeAll(async () => {
     Object.assign(two, await one.withConfig({}));
   });
   afterAll(() => two.close?.());
 
-  const clients: SignalingClient[] = [];
-  afterEach(async () => {
-    await Promise.all(clients.splice(0).map((client) => client.close()));
-  });
-
-  // each test's owner has a name of its own: an instance caches a token's user for 2 s, and the
-  // database is emptied between tests, so a reused name could still map to the last test's user there
-  let owners = 0;
-  /** A room of a fresh owner: the owner's starter (a moderator each time it starts) and a guests' invite code. */
-  async function room(options: { waitingRoom?: boolean; tariff?: string } = {}) {
-    const owner = await one.login(`owner${++owners}`);
-    const roomId = await insertRoom(one, owner);
-    if (options.waitingRoom) await dbOf(one).updateTable('rooms').set({ waiting_room: true }).where('id', '=', roomId).execute();
-    if (options.tariff) await dbOf(one).updateTable('users').set({ tariff_name: options.tariff }).where('id', '=', owner.id).execute();
-    const moderator: Starter = { roomId, token: owner.accessToken };
-    const guest: Starter = { roomId, inviteCode: await insertInvite(one, roomId, owner) };
-    return { roomId, moderator, guest };
-  }
-
   /** Joins on the given instance; the client is closed after the test. */
-  async function join(app: TestApp, starter: Starter, name: string) {
-    const client = await joinRoom(app, starter, name);
-    clients.push(client);
+  const join = (app: TestApp, starter: Starter, name: string) => joinOn(starter, name, app);
+
+  // sockets opened here rather than by `join` (which closes its own after each test)
+  const opened: SignalingClient[] = [];
+  afterEach(async () => {
+    await Promise.all(opened.splice(0).map((client) => client.close()));
+  });
+  /** Opens and sends `join` on the given instance, not waiting for an answer (the waiting room, a block). */
+  async function askToJoin(app: TestApp, starter: Starter, name: string) {
+    const client = await openAndJoin(app, starter, name);
+    opened.push(client);
     return client;
   }
 
   const idsOf = (participants: Array<{ id: string }>) => participants.map((p) => p.id).sort();
-  const countOf = (client: SignalingClient, namespace: string, message: string) =>
-    client.received.filter((frame) => frame.namespace === namespace && frame.payload.message === message).length;
 
   it('shows every member to everyone, whichever instance each is on', async () => {
     const { moderator, guest } = await room();
@@ -74,15 +63,15 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     expect(idsOf(dave.joinSuccess.participants)).toEqual([alice.joinSuccess.id, carol.joinSuccess.id].sort());
   });
 
-  it("redeems one instance's ticket on the other, once", async () => {
+  it("redeems one instance's ticket on the other, once, and joins the room there", async () => {
     const { guest } = await room();
     const { ticket } = await startTicket(one, guest);
     const client = await connect(two, ticket);
-    clients.push(client);
+    opened.push(client);
     client.command('control', 'join', { display_name: 'Bob' });
     expect((await client.next('control', 'join_success')).payload).toMatchObject({ display_name: 'Bob', role: 'guest' });
-    await expect(connect(one, ticket)).rejects.toThrow('upgrade refused with 401');
-    await expect(connect(two, ticket)).rejects.toThrow('upgrade refused with 401');
+    await expect(connect(one, ticket)).rejects.toThrow(/upgrade refused with 401: .*"invalid_ticket"/);
+    await expect(connect(two, ticket)).rejects.toThrow(/upgrade refused with 401: .*"invalid_ticket"/);
   });
 
   it('runs one timer for everyone: started on one instance, stopped on the other, seen by a latecomer', async () => {
@@ -123,32 +112,24 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     for (const client of everyone) expect((await client.next('timer', 'started')).payload.timer_id).not.toBe(started.timer_id);
   });
 
-  it('lets exactly one of 20 concurrent starts from both instances win', async () => {
+  it('lets exactly one of 20 concurrent starts, 10 from each instance, win', async () => {
     const { moderator, guest } = await room();
-    const moderators = [await join(one, moderator, 'M1'), await join(one, moderator, 'M2'), await join(two, moderator, 'M3'), await join(two, moderator, 'M4')];
+    const moderators = await Promise.all(Array.from({ length: 20 }, (_, i) => join(i % 2 ? two : one, moderator, `M${i + 1}`)));
     const guests = [await join(one, guest, 'G1'), await join(two, guest, 'G2')];
     const everyone = [...moderators, ...guests];
-    for (let i = 0; i < 5; i++) {
-      for (const client of moderators) client.command('timer', 'start', { kind: 'stopwatch', title: `start ${i}`, enable_ready_check: false });
-    }
+    moderators.forEach((client, i) => client.command('timer', 'start', { kind: 'stopwatch', title: `start ${i + 1}`, enable_ready_check: false }));
+
     const started = await Promise.all(everyone.map((client) => client.next('timer', 'started')));
     expect(new Set(started.map((frame) => frame.payload.timer_id)).size).toBe(1);
-
-    const errors = () => moderators.reduce((sum, client) => sum + countOf(client, 'timer', 'error'), 0);
-    const deadline = Date.now() + 3_000;
-    while (errors() < 19 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 10));
-    await Promise.all(everyone.map((client) => client.expectNothing('timer', 'started', GRACE_MS)));
-    expect(errors()).toBe(19);
-    for (const client of moderators) {
-      for (const frame of client.received.filter((f) => f.namespace === 'timer' && f.payload.message === 'error')) {
-        expect(frame.payload).toEqual({ message: 'error', error: 'timer_already_running' });
-      }
-    }
-    for (const client of everyone) expect(countOf(client, 'timer', 'started')).toBe(1);
-    for (const client of guests) expect(countOf(client, 'timer', 'error')).toBe(0);
+    // every moderator but the winner (whose title the timer has) is refused, the winner is not
+    const losers = moderators.filter((_, i) => `start ${i + 1}` !== started[0]!.payload.title);
+    expect(losers).toHaveLength(19);
+    for (const client of losers) expect((await client.next('timer', 'error')).payload).toEqual({ message: 'error', error: 'timer_already_running' });
+    // and nobody gets a second started, or anything else of the timer
+    await Promise.all(everyone.map((client) => client.expectNothing('timer', undefined, GRACE_MS)));
   });
 
-  it("stops the timer on both instances when its creator leaves one", async () => {
+  it('stops the timer on both instances when its creator leaves one', async () => {
     const { moderator, guest } = await room();
     const creator = await join(one, moderator, 'Alice');
     const others = [await join(one, guest, 'Bob'), await join(two, moderator, 'Carol'), await join(two, guest, 'Dave')];
@@ -169,8 +150,7 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
   it('lets a moderator on one instance admit a guest waiting on the other', async () => {
     const { moderator, guest } = await room({ waitingRoom: true });
     const alice = await join(one, moderator, 'Alice');
-    const bob = await openAndJoin(two, guest, 'Bob');
-    clients.push(bob);
+    const bob = await askToJoin(two, guest, 'Bob');
     await bob.next('moderation', 'in_waiting_room');
     const { payload: waiting } = await alice.next('moderation', 'joined_waiting_room');
     expect(waiting.control).toMatchObject({ display_name: 'Bob', role: 'guest' });
@@ -199,8 +179,7 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     const alice = await join(one, moderator, 'Alice');
     const bob = await join(two, guest, 'Bob');
     for (const [app, name] of [[one, 'Carol'], [two, 'Dave']] as const) {
-      const blocked = await openAndJoin(app, guest, name);
-      clients.push(blocked);
+      const blocked = await askToJoin(app, guest, name);
       expect((await blocked.next('control', 'join_blocked')).payload).toEqual({ message: 'join_blocked', reason: 'participant_limit_reached' });
     }
     // a place freed on one instance is free on the other
@@ -208,5 +187,38 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     await alice.next('control', 'left');
     const erin = await join(one, guest, 'Erin');
     expect(idsOf(erin.joinSuccess.participants)).toEqual([alice.joinSuccess.id]);
+  });
+
+  it('leaves no key and no subscription of the room in Redis once its last participant, on either instance, is gone', async () => {
+    const { roomId, moderator, guest } = await room({ waitingRoom: true });
+    const alice = await join(one, moderator, 'Alice');
+    const bob = await join(two, moderator, 'Bob');
+    const gus = await askToJoin(two, guest, 'Gus');
+    await gus.next('moderation', 'in_waiting_room');
+    const { payload: waiting } = await alice.next('moderation', 'joined_waiting_room');
+    const hal = await askToJoin(one, guest, 'Hal');
+    await hal.next('moderation', 'in_waiting_room');
+    alice.command('moderation', 'accept', { target: waiting.id });
+    await gus.next('moderation', 'accepted');
+    // a running countdown (the creator stays to the end) with a ready status
+    alice.command('timer', 'start', { kind: 'countdown', duration: 600, enable_ready_check: true });
+    const { payload: started } = await bob.next('timer', 'started');
+    bob.command('timer', 'update_ready_status', { timer_id: started.timer_id, status: true });
+    await alice.next('timer', 'updated_ready_status');
+    const key = (name: string) => `convene:signaling:room:${roomId}:${name}`;
+    expect(await roomKeysLeft(roomId, 0)).toEqual(['accepted', 'members', 'started_at', 'timer', 'timer_ready', 'waiting'].map(key));
+    const redis = new Redis(redisUrl!);
+    try {
+      const subscribers = async () => ((await redis.pubsub('NUMSUB', roomChannel(roomId))) as [string, number])[1];
+      expect(await subscribers()).toBe(2); // one subscription per instance
+
+      for (const client of [gus, hal, bob, alice]) await client.close();
+      expect(await roomKeysLeft(roomId)).toEqual([]);
+      const deadline = Date.now() + 3_000;
+      while ((await subscribers()) > 0 && Date.now() < deadline) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await subscribers()).toBe(0);
+    } finally {
+      await redis.quit();
+    }
   });
 });
