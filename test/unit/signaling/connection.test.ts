@@ -4,6 +4,8 @@
  * it sends piling up in memory; when the commands catch up, reading goes on and every frame is
  * answered, in order. The connection runs with the real modules except `echo`, whose answers the
  * test holds back.
+ *
+ * And a module that throws on a command: the sender is told `internal_error`, the socket goes on.
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
@@ -99,4 +101,21 @@ it('stops reading a client whose commands wait, and answers every frame once the
   echo.release();
   for (let n = 0; n < FRAMES; n++) expect((await client.next('echo')).payload.n).toBe(n);
   expect(server.isPaused).toBe(false);
+});
+
+it('answers internal_error when a module fails on a command, and goes on serving the socket', async () => {
+  let calls = 0;
+  const failingOnce: SignalingModule = {
+    namespace: 'echo',
+    async handleCommand(session, command) {
+      if (++calls === 1) throw new Error('module failure');
+      session.send('echo', command);
+    },
+  };
+  const { client } = await connectionWith(failingOnce);
+  client.command('echo', 'ping', { n: 1 });
+  expect((await client.next('control', 'error')).payload).toEqual({ message: 'error', error: 'internal_error' });
+  client.command('echo', 'ping', { n: 2 });
+  expect((await client.next('echo')).payload).toEqual({ action: 'ping', n: 2 });
+  expect(client.inbox).toEqual([]);
 });
