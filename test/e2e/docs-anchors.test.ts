@@ -31,7 +31,7 @@ it.skipIf(unavailable)('renders every anchor of the error and signaling document
     const page = await browser.newPage();
     await page.goto(`${app.url}/docs#error-not_found`);
     await page.waitForSelector('#error-not_found', { state: 'attached', timeout: 15_000 });
-    const missing = await page.evaluate((ids) => ids.filter((id) => document.getElementById(id) === null), anchors);
+    const missing = await page.evaluate((ids) => ids.filter((id) => (globalThis as any).document.getElementById(id) === null), anchors);
     expect(missing).toEqual([]);
   } finally {
     await browser.close();
