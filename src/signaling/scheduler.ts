@@ -18,9 +18,12 @@ export function systemScheduler(now: Clock = systemClock): Scheduler {
     now,
     at(atMs, task) {
       let handle: NodeJS.Timeout;
+      // setTimeout runs on the monotonic clock and may fire a millisecond before `now` reaches
+      // `atMs` (a countdown's `expired` stamped before its `ends_at`): then it waits the rest
+      const fire = () => (now() < atMs ? arm() : task());
       const arm = () => {
         const delay = atMs - now();
-        handle = setTimeout(delay > MAX_DELAY_MS ? arm : task, Math.max(0, Math.min(delay, MAX_DELAY_MS)));
+        handle = setTimeout(fire, Math.max(0, Math.min(delay, MAX_DELAY_MS)));
         handle.unref();
       };
       arm();
