@@ -7,10 +7,18 @@
 import type { Logger } from '../logger.js';
 import type { RoomMessage, SignalingBus } from './bus/signaling-bus.js';
 import type { SignalingModule } from './modules/module.js';
-import type { Session } from './session.js';
+import type { EventPayload, Session } from './session.js';
+
+/** A server frame's namespace and payload. */
+export interface Frame {
+  namespace: string;
+  payload: EventPayload;
+}
 
 export class RoomHub {
   readonly sessions = new Map<string, Session>();
+  /** Per session being let in: the room messages that reached it meanwhile, sent after its answer. */
+  private readonly held = new Map<Session, RoomMessage[]>();
   private unsubscribe?: () => Promise<void>;
 
   constructor(
@@ -23,6 +31,34 @@ export class RoomHub {
   /** Sends a message to its audience in the room, on every instance (this one included). */
   publish(message: RoomMessage): Promise<void> {
     return this.bus.publish(this.roomId, message);
+  }
+
+  /**
+   * Keeps the room's messages for the session back until `release` (or `drop`). A participant
+   * becomes a recipient before the read of what it is told it joins (so that nothing sent meanwhile,
+   * on any instance, is missed), yet that answer (`join_success`, `in_waiting_room`) must be its
+   * first frame.
+   */
+  hold(session: Session): void {
+    this.held.set(session, []);
+  }
+
+  /** Sends the step's answer, then what was kept back, in order (less what a module withholds as shown already). */
+  release(session: Session, answer: Frame): void {
+    const kept = this.held.get(session) ?? [];
+    this.held.delete(session);
+    session.send(answer.namespace, answer.payload);
+    for (const message of kept) this.sendTo(session, message);
+  }
+
+  /** Stops holding; what was kept back is dropped (the participant did not get in after all). */
+  drop(session: Session): void {
+    this.held.delete(session);
+  }
+
+  private sendTo(session: Session, message: RoomMessage): void {
+    if (this.modules.get(message.namespace)?.withholds?.(session, message)) return;
+    session.send(message.namespace, message.payload);
   }
 
   /** The local sessions in a message's audience. */
@@ -47,8 +83,9 @@ export class RoomHub {
       this.logger.error({ err, roomId: this.roomId, namespace: message.namespace }, 'a module failed on a room message');
     }
     for (const session of this.audienceOf(message)) {
-      if (module?.withholds?.(session, message)) continue;
-      session.send(message.namespace, message.payload);
+      const kept = this.held.get(session);
+      if (kept) kept.push(message);
+      else this.sendTo(session, message);
     }
   }
 
@@ -115,6 +152,7 @@ export class RoomHubs {
     const entry = this.hubs.get(roomId);
     if (!entry || entry.hub.sessions.get(session.participant.id) !== session) return;
     entry.hub.sessions.delete(session.participant.id);
+    entry.hub.drop(session);
     if (entry.hub.sessions.size > 0) return;
     this.hubs.delete(roomId);
     await entry.hub.close();

@@ -10,8 +10,8 @@
  * forgotten after those seconds. Arrival times come from the arriving participant's instance, so a
  * clock of another instance running behind by more than the window lets a duplicate through.
  */
-import type { MemberRecord } from './membership-store.js';
-import type { EventPayload, Session } from '../../session.js';
+import type { MemberRecord } from './control/membership-store.js';
+import type { EventPayload, Session } from '../session.js';
 
 /**
  * How long after its arrival a participant's arrival event may still be on its way: publishing

@@ -14,13 +14,11 @@
  * after a moderator's `accept` (else `not_accepted_or_not_in_waiting_room`).
  */
 import type { ControlJoinCommand } from '../../../../generated/signaling/types.js';
-import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
-import type { EventPayload, Session } from '../../session.js';
+import type { Session } from '../../session.js';
 import { isModerationModule } from '../moderation/moderation.module.js';
 import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
-import { holdSends } from './held-sends.js';
-import { listedRecently } from './listed-recently.js';
+import { listedRecently } from '../listed-recently.js';
 import { createLocalMembershipStore } from './membership.local.js';
 import { createRedisMembershipStore } from './membership.redis.js';
 import { byJoinTime, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
@@ -67,28 +65,28 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     const previous = session.state;
     session.joinedAt = nowIso();
     const record = memberRecord(session);
-    const held = holdSends(session);
+    hub.hold(session);
     session.state = 'joined';
     let closesAtMs: number | undefined;
     try {
       const outcome = await membership.join(room.roomId, record, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
       if (!outcome.joined) {
-        held.drop();
+        hub.drop(session);
         session.state = previous;
         return session.send('control', { message: 'join_blocked', reason: outcome.reason });
       }
       const modules = roomModules(deps, room);
       const others = byJoinTime((await membership.members(room.roomId)).filter((member) => member.id !== participant.id));
-      const [self, participants, moduleData] = await Promise.all([
-        viewOf(modules, room.roomId, record),
-        withPeerData(modules, room.roomId, others),
+      // the joiner's own view (for `joined`) and the others' (for `join_success`) in one read per module
+      const [[self, ...participants], moduleData] = await Promise.all([
+        withPeerData(modules, room.roomId, [record, ...others]),
         joinDataOf(modules, session, hub),
       ]);
       closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
       // the others first: until the newcomer itself is told, a failure gives the place back and changes nothing
       await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
       listed.remember(session, others);
-      held.release({
+      hub.release(session, {
         namespace: 'control',
         payload: {
           message: 'join_success',
@@ -103,23 +101,14 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
           participants,
           ...moduleData,
         },
-      }, (namespace, payload) => withheld(session, namespace, payload));
+      });
     } catch (err) {
-      held.drop();
+      hub.drop(session);
       session.state = previous;
       await membership.leave(room.roomId, participant.id).catch(() => undefined);
       throw err;
     }
     if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
-  }
-
-  /**
-   * Whether a room event held during the join duplicates what `join_success` showed: asked of the
-   * event's module, as the hub asks it of events delivered later.
-   */
-  function withheld(session: Session, namespace: string, payload: EventPayload): boolean {
-    const message = { namespace, payload: payload as RoomMessage['payload'], audience: { to: 'participant', id: session.participant.id } } as const;
-    return deps.modules().get(namespace)?.withholds?.(session, message) ?? false;
   }
 
   /** Every room module's join-time data, by namespace (absent when a module has none for this session). */

@@ -13,8 +13,7 @@
 import type { ModerationJoinData } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import { holdSends } from '../control/held-sends.js';
-import { listedRecently } from '../control/listed-recently.js';
+import { listedRecently } from '../listed-recently.js';
 import { byJoinTime, memberRecord } from '../control/participant-view.js';
 import type { ModuleDeps, SignalingModule } from '../module.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
@@ -91,17 +90,17 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
       // waiting from now on, so that an `accepted` takes effect however soon it comes; yet the
       // moderators are told first (a failure until then takes the joiner out again and changes
       // nothing), and what reaches the joiner meanwhile follows its `in_waiting_room`
-      const held = holdSends(session);
+      hub.hold(session);
       session.state = 'waiting';
       try {
         await hub.publish({ namespace: 'moderation', payload: { message: 'joined_waiting_room', ...record }, audience: { to: 'moderators' } });
       } catch (err) {
-        held.drop();
+        hub.drop(session);
         session.state = 'connected';
         await store.remove(session.room.roomId, record.id).catch(() => undefined);
         throw err;
       }
-      held.release({ namespace: 'moderation', payload: { message: 'in_waiting_room' } });
+      hub.release(session, { namespace: 'moderation', payload: { message: 'in_waiting_room' } });
     },
 
     async leaveWaitingRoom(session, hub) {
