@@ -118,6 +118,28 @@ describe('signaling timer', () => {
     await quiet([alice]);
   });
 
+  it('takes a title and a reason of 255 characters and a style of 64, and refuses one more as a malformed command', async () => {
+    const { alice } = await threeInARoom();
+    const refused = async (problem: string) => {
+      const { payload } = await alice.next('control', 'error');
+      expect(payload).toMatchObject({ error: 'invalid_message' });
+      expect(payload.details.problems.join(' ')).toContain(problem);
+    };
+    alice.command('timer', 'start', { ...STOPWATCH, title: '😀'.repeat(256) });
+    await refused('/payload/title');
+    alice.command('timer', 'start', { ...STOPWATCH, style: 's'.repeat(65) });
+    await refused('/payload/style');
+    alice.command('timer', 'start', { ...STOPWATCH, title: '😀'.repeat(255), style: 's'.repeat(64) });
+    const { payload: started } = await alice.next('timer', 'started');
+    expect([started.title, started.style]).toEqual(['😀'.repeat(255), 's'.repeat(64)]);
+
+    alice.command('timer', 'stop', { timer_id: started.timer_id, reason: 'r'.repeat(256) });
+    await refused('/payload/reason');
+    alice.command('timer', 'stop', { timer_id: started.timer_id, reason: 'r'.repeat(255) });
+    expect((await alice.next('timer', 'stopped')).payload).toMatchObject({ kind: 'by_moderator', reason: 'r'.repeat(255) });
+    await quiet([alice]);
+  });
+
   it('stops the timer for everyone with the moderator and the reason; a guest may not', async () => {
     const { alice, gina, everyone } = await threeInARoom();
     alice.command('timer', 'start', STOPWATCH);
