@@ -13,7 +13,7 @@ import type { MemberRecord } from './membership-store.js';
 export type ParticipantView = MemberRecord & Record<string, unknown>;
 
 /** The session's control data, once `join` has set its display name and join time. */
-export function participantControl(session: Session): ParticipantControl {
+function participantControl(session: Session): ParticipantControl {
   const { displayName, joinedAt } = session;
   if (displayName === undefined || joinedAt === undefined) throw new Error('a participant has control data only after join');
   return {
