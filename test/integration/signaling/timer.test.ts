@@ -123,7 +123,7 @@ describe('signaling timer', () => {
     const refused = async (problem: string) => {
       const { payload } = await alice.next('control', 'error');
       expect(payload).toMatchObject({ error: 'invalid_message' });
-      expect(payload.details.problems.join(' ')).toContain(problem);
+      expect(payload.details?.problems?.join(' ')).toContain(problem);
     };
     alice.command('timer', 'start', { ...STOPWATCH, title: '😀'.repeat(256) });
     await refused('/payload/title');
