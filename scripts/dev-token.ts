@@ -5,6 +5,7 @@
  *   npm run -s dev-token -- alice --field access_token # just that token, for $(…) in a shell
  *   npm run -s dev-token -- gateway --service          # a call-in service-account access token
  *   npm run -s dev-token -- alice --lifetime 600       # seconds (default 3600)
+ *   npm run -s dev-token -- alice --group /dev --group /ops   # the user's groups (x_grp), for the chat
  *
  * It reads the same configuration as the service and signs with its key file
  * (`<data_dir>/dev-idp-key.json`), so the running service accepts the tokens. It refuses when an
@@ -15,7 +16,7 @@ import { parseArgs } from 'node:util';
 import { loadConfigOrExit } from '../src/config/load.js';
 import { mintDevTokens } from '../src/domain/identity/dev-token.js';
 
-const usage = 'usage: npm run dev-token -- <name> [--service] [--lifetime <seconds>] [--field id_token|access_token]';
+const usage = 'usage: npm run dev-token -- <name> [--service] [--lifetime <seconds>] [--group <name>]… [--field id_token|access_token]';
 
 async function main(): Promise<void> {
   const { values, positionals } = parseArgs({
@@ -23,6 +24,7 @@ async function main(): Promise<void> {
     options: {
       service: { type: 'boolean', default: false },
       lifetime: { type: 'string', default: '3600' },
+      group: { type: 'string', multiple: true },
       field: { type: 'string' },
       help: { type: 'boolean', short: 'h', default: false },
     },
@@ -37,6 +39,7 @@ async function main(): Promise<void> {
     name: positionals[0]!,
     service: values.service,
     lifetimeSeconds: Number(values.lifetime),
+    ...(values.group ? { groups: values.group } : {}),
   });
   if (values.field === undefined) {
     console.log(JSON.stringify(output, null, 2));

@@ -203,6 +203,13 @@ export interface ServiceSecretsTable {
   created_at: DefaultTimestamp;
 }
 
+/** A registered user's group, from the `x_grp` claim of the last login. */
+export interface UserGroupsTable {
+  user_id: string;
+  /** 1 to 255 characters. */
+  name: string;
+}
+
 export interface DB {
   users: UsersTable;
   rooms: RoomsTable;
@@ -218,6 +225,7 @@ export interface DB {
   event_favorites: EventFavoritesTable;
   email_outbox: EmailOutboxTable;
   service_secrets: ServiceSecretsTable;
+  user_groups: UserGroupsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

@@ -16,6 +16,8 @@ export interface IdentityClaims {
   /** The claim named by `[tariffs] claim`. */
   tariff?: string;
   tariff_status?: string;
+  /** `x_grp`: the user's group names (see `groupsFrom`); absent: none. */
+  groups?: string[];
   expires_at: Date;
 }
 
@@ -34,6 +36,7 @@ export function identityClaimsFrom(payload: JWTPayload & { sub: string; exp: num
     email,
     firstname: text(payload.given_name) ?? '',
     lastname: text(payload.family_name) ?? '',
+    groups: groupsFrom(payload.x_grp),
     expires_at: new Date(payload.exp * 1000),
   };
   const displayName = text(payload.nickname) ?? text(payload.name);
@@ -45,6 +48,20 @@ export function identityClaimsFrom(payload: JWTPayload & { sub: string; exp: num
   const tariffStatus = text(payload.tariff_status);
   if (tariffStatus) claims.tariff_status = tariffStatus;
   return claims;
+}
+
+/** Longest group name kept (the database's limit); a longer one is left out, as is anything that is no name. */
+export const MAX_GROUP_NAME = 255;
+
+/**
+ * The `x_grp` claim (reference opentalk.md §3.4: an array of group names, e.g. Keycloak group paths):
+ * its non-empty strings of at most `MAX_GROUP_NAME` characters, each once. A missing claim means no
+ * groups, so a login after the IdP dropped a user from every group drops them here too.
+ */
+export function groupsFrom(claim: unknown): string[] {
+  if (!Array.isArray(claim)) return [];
+  const names = claim.filter((name): name is string => typeof name === 'string' && name !== '' && [...name].length <= MAX_GROUP_NAME);
+  return [...new Set(names)];
 }
 
 /** Reads a dot path such as `realm_access.roles`; a claim whose name itself has dots is tried whole first. */

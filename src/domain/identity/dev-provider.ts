@@ -24,6 +24,8 @@ export interface DevTokenRequest {
   name?: string;
   /** Written at the provider's roles claim path (default `realm_access.roles`). */
   roles?: string[];
+  /** The user's groups, as the `x_grp` claim (what the chat's group messages go by). */
+  groups?: string[];
   lifetimeSeconds?: number;
 }
 
@@ -85,7 +87,7 @@ export async function createDevIdentityProvider(options: DevProviderOptions): Pr
       jwks_uri: `${issuer}/jwks`,
       id_token_signing_alg_values_supported: [ALG],
       subject_types_supported: ['public'],
-      claims_supported: ['sub', 'email', 'given_name', 'family_name', 'name'],
+      claims_supported: ['sub', 'email', 'given_name', 'family_name', 'name', 'x_grp'],
     }),
     async issueTokens(request) {
       const issuedAt = Math.floor(Date.now() / 1000);
@@ -95,6 +97,7 @@ export async function createDevIdentityProvider(options: DevProviderOptions): Pr
         if (request[key] !== undefined) profile[key] = request[key];
       }
       if (request.email !== undefined) profile.email_verified = true;
+      if (request.groups !== undefined) profile.x_grp = request.groups;
       const accessClaims: JWTPayload = { ...profile, azp: clientId, scope: 'openid profile email' };
       if (request.roles) setAtPath(accessClaims, rolesPath, request.roles);
       const [idToken, accessToken] = await Promise.all([

@@ -12,6 +12,8 @@ export interface DevTokenOptions {
   /** A service-account access token with `[oidc] call_in_role`, instead of a user's tokens. */
   service?: boolean;
   lifetimeSeconds?: number;
+  /** The user's groups (`x_grp`). */
+  groups?: string[];
 }
 
 export interface DevTokenOutput {
@@ -63,7 +65,7 @@ export async function mintDevTokens(config: IdentityConfig, options: DevTokenOpt
     return { issuer: provider.issuer, subject, roles, access_token: tokens.access_token, expires_at: tokens.expires_at.toISOString() };
   }
   const { subject, ...profile } = devUser(options.name);
-  const tokens = await provider.issueTokens({ subject, ...profile, lifetimeSeconds });
+  const tokens = await provider.issueTokens({ subject, ...profile, lifetimeSeconds, ...(options.groups ? { groups: options.groups } : {}) });
   return {
     issuer: provider.issuer,
     subject,

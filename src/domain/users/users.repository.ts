@@ -76,6 +76,24 @@ export async function upsertUserByOidcSubject(
   return { row, created };
 }
 
+/**
+ * Makes `names` the user's groups (the `x_grp` claim of this login): drops the others, adds the new
+ * ones. Meant for the login's transaction, so a user's groups change all at once.
+ */
+export async function replaceUserGroups(db: Db, userId: string, names: readonly string[]): Promise<void> {
+  await db
+    .deleteFrom('user_groups')
+    .where('user_id', '=', userId)
+    .$if(names.length > 0, (qb) => qb.where('name', 'not in', names))
+    .execute();
+  if (names.length === 0) return;
+  await db
+    .insertInto('user_groups')
+    .values(names.map((name) => ({ user_id: userId, name })))
+    .onConflict((conflict) => conflict.columns(['user_id', 'name']).doNothing())
+    .execute();
+}
+
 const PATCHABLE = ['title', 'display_name', 'language', 'dashboard_theme', 'conference_theme'] as const;
 
 /** Sets the given profile fields; only these five, whatever else a request body carried. */

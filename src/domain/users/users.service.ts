@@ -104,6 +104,8 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
           // With the switch on, the IdP's name is enforced; otherwise a name the user chose survives logins.
           { refreshDisplayName: endpoints.disallow_custom_display_name },
         );
+        // The IdP owns the user's groups: each login brings them as they are now.
+        await repository.replaceUserGroups(trx, row.id, claims.groups ?? []);
         // Every login, not only the first: an address the IdP changed may have invites waiting too.
         await repository.convertEmailInvitesToUserInvites(trx, row.id, claims.email);
         return { user: repository.rowToUser(row), created };
