@@ -3,6 +3,231 @@ export type paths = Record<string, never>;
 export type webhooks = Record<string, never>;
 export interface components {
     schemas: {
+        "chat.chat_disabled": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The moderator's participant id.
+                 */
+                issued_by: string;
+                /** @constant */
+                message: "chat_disabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "chat.chat_enabled": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The moderator's participant id.
+                 */
+                issued_by: string;
+                /** @constant */
+                message: "chat_enabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "chat.clear_history": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @constant */
+                action: "clear_history";
+            };
+        };
+        "chat.disable_chat": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @constant */
+                action: "disable_chat";
+            };
+        };
+        "chat.enable_chat": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @constant */
+                action: "enable_chat";
+            };
+        };
+        "chat.error": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @enum {string} */
+                error: "insufficient_permissions" | "empty_message" | "max_characters_exceeded" | "invalid_target" | "chat_disabled";
+                /** @constant */
+                message: "error";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "chat.history_cleared": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /**
+                 * Format: uuid
+                 * @description The moderator's participant id.
+                 */
+                issued_by: string;
+                /** @constant */
+                message: "history_cleared";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "chat.message_sent": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                content: string;
+                /** Format: uuid */
+                id: string;
+                /** @constant */
+                message: "message_sent";
+                scope: components["schemas"]["ChatScope"];
+                /**
+                 * Format: uuid
+                 * @description The sender's participant id.
+                 */
+                source: string;
+                /** @description The group (`group`) or the receiving participant's id (`private`). */
+                target?: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "chat.send_message": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @constant */
+                action: "send_message";
+                /** @description 1 to 4096 characters, not only white space (checked by the module). */
+                content: string;
+                scope: components["schemas"]["ChatScope"];
+                /** @description The group (`group`) or the receiving participant's id (`private`); ignored for `global`. */
+                target?: string;
+            } & (unknown & unknown);
+        };
+        "chat.set_last_seen_timestamp": {
+            /** @constant */
+            namespace: "chat";
+            payload: {
+                /** @constant */
+                action: "set_last_seen_timestamp";
+                scope: components["schemas"]["ChatScope"];
+                /** @description The group (`group`) or the other participant's id (`private`); ignored for `global`. */
+                target?: string;
+                /** Format: date-time */
+                timestamp: string;
+            } & (unknown & unknown);
+        };
+        /** @description One group's messages, oldest first (at most the last 100). */
+        ChatGroupHistory: {
+            history: components["schemas"]["ChatStoredMessage"][];
+            /** @description The group. */
+            name: string;
+        };
+        /**
+         * @description Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.
+         * @example {
+         *       "enabled": true,
+         *       "room_history": [
+         *         {
+         *           "id": "5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f",
+         *           "source": "1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f",
+         *           "content": "Hello all!",
+         *           "scope": "global",
+         *           "timestamp": "2026-05-04T09:29:10.000Z"
+         *         }
+         *       ],
+         *       "groups_history": [
+         *         {
+         *           "name": "/Convene/Backend",
+         *           "history": [
+         *             {
+         *               "id": "8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d",
+         *               "source": "1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f",
+         *               "content": "Hello backend!",
+         *               "scope": "group",
+         *               "target": "/Convene/Backend",
+         *               "timestamp": "2026-05-04T09:29:20.000Z"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "private_history": [
+         *         {
+         *           "correspondent": "1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f",
+         *           "history": [
+         *             {
+         *               "id": "0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e",
+         *               "source": "1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f",
+         *               "content": "Hello Bob!",
+         *               "scope": "private",
+         *               "target": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *               "timestamp": "2026-05-04T09:29:30.000Z"
+         *             }
+         *           ]
+         *         }
+         *       ],
+         *       "last_seen_timestamp_global": "2026-05-04T09:29:15.000Z",
+         *       "last_seen_timestamps_group": {
+         *         "/Convene/Backend": "2026-05-04T09:29:25.000Z"
+         *       },
+         *       "last_seen_timestamps_private": {}
+         *     }
+         */
+        ChatJoinData: {
+            enabled: boolean;
+            groups_history: components["schemas"]["ChatGroupHistory"][];
+            /** Format: date-time */
+            last_seen_timestamp_global: string | null;
+            /** @description Group → timestamp. */
+            last_seen_timestamps_group: {
+                [key: string]: string;
+            };
+            /** @description Participant id → timestamp. */
+            last_seen_timestamps_private: {
+                [key: string]: string;
+            };
+            private_history: components["schemas"]["ChatPrivateHistory"][];
+            room_history: components["schemas"]["ChatStoredMessage"][];
+        };
+        /** @description The messages between the joining participant and one other, oldest first (at most the last 100). */
+        ChatPrivateHistory: {
+            /**
+             * Format: uuid
+             * @description The other participant's id.
+             */
+            correspondent: string;
+            history: components["schemas"]["ChatStoredMessage"][];
+        };
+        /**
+         * @description `global`: everyone in the room; `group`: the room's participants in one group (registered users' groups are the `x_grp` claim of their last login; guests and callers have none), named by `target`; `private`: two participants, `target` being the receiving one's id.
+         * @enum {string}
+         */
+        ChatScope: "global" | "group" | "private";
+        /** @description A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it. */
+        ChatStoredMessage: {
+            content: string;
+            /** Format: uuid */
+            id: string;
+            scope: components["schemas"]["ChatScope"];
+            /**
+             * Format: uuid
+             * @description The sender's participant id.
+             */
+            source: string;
+            /** @description The group (`group`) or the receiving participant's id (`private`). */
+            target?: string;
+            /** Format: date-time */
+            timestamp: string;
+        };
         /** @description Any client frame: checked first, before the payload is checked by its command's schema. Unknown fields are ignored. */
         ClientEnvelope: {
             /** @description The module the command is for. */
@@ -26,11 +251,24 @@ export interface components {
             payload: {
                 details?: components["schemas"]["ControlErrorDetails"];
                 /** @enum {string} */
-                error: "invalid_json" | "invalid_message" | "invalid_namespace" | "message_too_large" | "already_joined" | "not_yet_joined" | "invalid_username" | "not_accepted_or_not_in_waiting_room" | "internal_error";
+                error: "invalid_json" | "invalid_message" | "invalid_namespace" | "message_too_large" | "already_joined" | "not_yet_joined" | "invalid_username" | "not_accepted_or_not_in_waiting_room" | "raise_hands_disabled" | "insufficient_permissions" | "unknown_participant" | "nothing_to_do" | "target_is_room_owner" | "internal_error";
                 /** @constant */
                 message: "error";
             };
             timestamp: components["schemas"]["Timestamp"];
+        };
+        "control.grant_moderator_role": {
+            /** @constant */
+            namespace: "control";
+            payload: {
+                /** @constant */
+                action: "grant_moderator_role";
+                /**
+                 * Format: uuid
+                 * @description The participant's id.
+                 */
+                target: string;
+            };
         };
         "control.join": {
             /** @constant */
@@ -60,6 +298,7 @@ export interface components {
             namespace: "control";
             payload: {
                 avatar_url?: string;
+                chat?: components["schemas"]["ChatJoinData"];
                 /** Format: date-time */
                 closes_at: string | null;
                 display_name: string;
@@ -104,6 +343,45 @@ export interface components {
                 message: "left";
                 /** @enum {string} */
                 reason?: "quit" | "timeout" | "sent_to_waiting_room" | "kicked" | "banned";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "control.lower_hand": {
+            /** @constant */
+            namespace: "control";
+            payload: {
+                /** @constant */
+                action: "lower_hand";
+            };
+        };
+        "control.raise_hand": {
+            /** @constant */
+            namespace: "control";
+            payload: {
+                /** @constant */
+                action: "raise_hand";
+            };
+        };
+        "control.revoke_moderator_role": {
+            /** @constant */
+            namespace: "control";
+            payload: {
+                /** @constant */
+                action: "revoke_moderator_role";
+                /**
+                 * Format: uuid
+                 * @description The participant's id.
+                 */
+                target: string;
+            };
+        };
+        "control.role_updated": {
+            /** @constant */
+            namespace: "control";
+            payload: {
+                /** @constant */
+                message: "role_updated";
+                new_role: components["schemas"]["Role"];
             };
             timestamp: components["schemas"]["Timestamp"];
         };
@@ -177,6 +455,11 @@ export interface components {
             room_id: string;
             title: string;
         };
+        /**
+         * @description Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included.
+         * @enum {string}
+         */
+        KickScope: "guests" | "users_and_guests" | "all";
         "moderation.accept": {
             /** @constant */
             namespace: "moderation";
@@ -199,12 +482,70 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
+        "moderation.ban": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "ban";
+                /**
+                 * Format: uuid
+                 * @description The participant's id.
+                 */
+                target: string;
+            };
+        };
+        "moderation.banned": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                message: "banned";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.debrief": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "debrief";
+                kick_scope: components["schemas"]["KickScope"];
+            };
+        };
+        "moderation.debriefing_started": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "debriefing_started";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.disable_raise_hands": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "disable_raise_hands";
+            };
+        };
+        "moderation.enable_raise_hands": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "enable_raise_hands";
+            };
+        };
         "moderation.error": {
             /** @constant */
             namespace: "moderation";
             payload: {
                 /** @enum {string} */
-                error: "insufficient_permissions" | "not_in_waiting_room";
+                error: "insufficient_permissions" | "not_in_waiting_room" | "unknown_participant" | "cannot_kick_room_owner" | "cannot_ban_room_owner" | "cannot_send_room_owner_to_waiting_room" | "cannot_ban_guest";
                 /** @constant */
                 message: "error";
             };
@@ -233,6 +574,28 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
+        "moderation.kick": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "kick";
+                /**
+                 * Format: uuid
+                 * @description The participant's id.
+                 */
+                target: string;
+            };
+        };
+        "moderation.kicked": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                message: "kicked";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
         "moderation.left_waiting_room": {
             /** @constant */
             namespace: "moderation";
@@ -244,10 +607,97 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
-        /** @description Under the `moderation` key of `join_success`, for moderators only. */
+        "moderation.raise_hands_disabled": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "raise_hands_disabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.raise_hands_enabled": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "raise_hands_enabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.raised_hand_reset_by_moderator": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "raised_hand_reset_by_moderator";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.reset_raised_hands": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "reset_raised_hands";
+                target?: string | string[];
+            };
+        };
+        "moderation.send_to_waiting_room": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "send_to_waiting_room";
+                /**
+                 * Format: uuid
+                 * @description The participant's id.
+                 */
+                target: string;
+            };
+        };
+        "moderation.sent_to_waiting_room": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                message: "sent_to_waiting_room";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.session_ended": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "session_ended";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "moderation.waiting_room_enabled": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                message: "waiting_room_enabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        /** @description Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first). */
         ModerationJoinData: {
-            waiting_room_enabled: boolean;
-            waiting_room_participants: components["schemas"]["Participant"][];
+            raise_hands_enabled: boolean;
+            /** @description Moderators only. */
+            waiting_room_enabled?: boolean;
+            /** @description Moderators only. */
+            waiting_room_participants?: components["schemas"]["Participant"][];
         };
         /** @description Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module. */
         Participant: {
@@ -442,10 +892,16 @@ export type $defs = Record<string, never>;
 export type operations = Record<string, never>;
 
 // Friendly names.
+export type ChatGroupHistory = components['schemas']['ChatGroupHistory'];
+export type ChatJoinData = components['schemas']['ChatJoinData'];
+export type ChatPrivateHistory = components['schemas']['ChatPrivateHistory'];
+export type ChatScope = components['schemas']['ChatScope'];
+export type ChatStoredMessage = components['schemas']['ChatStoredMessage'];
 export type ClientEnvelope = components['schemas']['ClientEnvelope'];
 export type ControlErrorDetails = components['schemas']['ControlErrorDetails'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type EventInfo = components['schemas']['EventInfo'];
+export type KickScope = components['schemas']['KickScope'];
 export type ModerationJoinData = components['schemas']['ModerationJoinData'];
 export type Participant = components['schemas']['Participant'];
 export type ParticipantControl = components['schemas']['ParticipantControl'];
@@ -458,10 +914,32 @@ export type TimerJoinData = components['schemas']['TimerJoinData'];
 export type TimerKind = components['schemas']['TimerKind'];
 export type TimerPeerData = components['schemas']['TimerPeerData'];
 export type Timestamp = components['schemas']['Timestamp'];
+/** chat.chat_disabled: To everyone in the room, when a moderator switched the chat off. */
+export type ChatChatDisabledEvent = components['schemas']['chat.chat_disabled'];
+/** chat.chat_enabled: To everyone in the room, when a moderator switched the chat on. */
+export type ChatChatEnabledEvent = components['schemas']['chat.chat_enabled'];
+/** chat.clear_history: A moderator empties the room's (global) history; group and private histories stay. */
+export type ChatClearHistoryCommand = components['schemas']['chat.clear_history'];
+/** chat.disable_chat: A moderator switches the room's chat off; nobody can send until it is switched on. */
+export type ChatDisableChatCommand = components['schemas']['chat.disable_chat'];
+/** chat.enable_chat: A moderator switches the room's chat on (it is on when the room starts). */
+export type ChatEnableChatCommand = components['schemas']['chat.enable_chat'];
+/** chat.error: A chat command failed; only the sender receives it. */
+export type ChatErrorEvent = components['schemas']['chat.error'];
+/** chat.history_cleared: To everyone in the room, when a moderator emptied the room's (global) history. */
+export type ChatHistoryClearedEvent = components['schemas']['chat.history_cleared'];
+/** chat.message_sent: A message, to its scope's audience (see `send_message`), the sender included. */
+export type ChatMessageSentEvent = components['schemas']['chat.message_sent'];
+/** chat.send_message: Any participant sends a message to the room, to one of its groups, or to one participant. */
+export type ChatSendMessageCommand = components['schemas']['chat.send_message'];
+/** chat.set_last_seen_timestamp: Any participant records until when it has read a scope's messages. */
+export type ChatSetLastSeenTimestampCommand = components['schemas']['chat.set_last_seen_timestamp'];
 /** control.enter_room: Enter the room after a moderator accepted the participant from the waiting room. */
 export type ControlEnterRoomCommand = components['schemas']['control.enter_room'];
 /** control.error: A control command failed, or a frame was malformed. */
 export type ControlErrorEvent = components['schemas']['control.error'];
+/** control.grant_moderator_role: A moderator makes another participant in the room a moderator. */
+export type ControlGrantModeratorRoleCommand = components['schemas']['control.grant_moderator_role'];
 /** control.join: The first command on a new socket. */
 export type ControlJoinCommand = components['schemas']['control.join'];
 /** control.join_blocked: The room is full (the tariff's `room_participant_limit`); the client may try again later. */
@@ -472,6 +950,14 @@ export type ControlJoinSuccessEvent = components['schemas']['control.join_succes
 export type ControlJoinedEvent = components['schemas']['control.joined'];
 /** control.left: A participant left the room; sent to everyone else in the room. */
 export type ControlLeftEvent = components['schemas']['control.left'];
+/** control.lower_hand: A participant in the room lowers its hand. */
+export type ControlLowerHandCommand = components['schemas']['control.lower_hand'];
+/** control.raise_hand: A participant in the room raises its hand. */
+export type ControlRaiseHandCommand = components['schemas']['control.raise_hand'];
+/** control.revoke_moderator_role: A moderator takes the moderator role from a participant in the room. */
+export type ControlRevokeModeratorRoleCommand = components['schemas']['control.revoke_moderator_role'];
+/** control.role_updated: To a participant whose role a moderator granted or revoked; its role from now on. */
+export type ControlRoleUpdatedEvent = components['schemas']['control.role_updated'];
 /** control.update: A participant's state changed; the whole Participant as it is now. */
 export type ControlUpdateEvent = components['schemas']['control.update'];
 /** echo.reply: The payload of the echo command, unchanged. */
@@ -482,14 +968,46 @@ export type EchoRequestCommand = components['schemas']['echo.request'];
 export type ModerationAcceptCommand = components['schemas']['moderation.accept'];
 /** moderation.accepted: To the waiting participant; it may now send `control` `enter_room`. */
 export type ModerationAcceptedEvent = components['schemas']['moderation.accepted'];
-/** moderation.error: A moderation command failed. */
+/** moderation.ban: A moderator removes a registered user from the room for good. */
+export type ModerationBanCommand = components['schemas']['moderation.ban'];
+/** moderation.banned: To each session of a user a moderator banned; its last frame before its socket is closed with 1000. */
+export type ModerationBannedEvent = components['schemas']['moderation.banned'];
+/** moderation.debrief: A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
+export type ModerationDebriefCommand = components['schemas']['moderation.debrief'];
+/** moderation.debriefing_started: To each participant a debriefing keeps in the room. `issued_by` is the moderator who started it. */
+export type ModerationDebriefingStartedEvent = components['schemas']['moderation.debriefing_started'];
+/** moderation.disable_raise_hands: A moderator stops participants from raising their hands, and lowers every raised one. */
+export type ModerationDisableRaiseHandsCommand = components['schemas']['moderation.disable_raise_hands'];
+/** moderation.enable_raise_hands: A moderator lets participants raise their hands again. */
+export type ModerationEnableRaiseHandsCommand = components['schemas']['moderation.enable_raise_hands'];
+/** moderation.error: A moderation command failed; only the sender receives it. */
 export type ModerationErrorEvent = components['schemas']['moderation.error'];
 /** moderation.in_waiting_room: To the joining participant, instead of `join_success`; wait for `accepted`. */
 export type ModerationInWaitingRoomEvent = components['schemas']['moderation.in_waiting_room'];
 /** moderation.joined_waiting_room: To the moderators, when a participant starts waiting. */
 export type ModerationJoinedWaitingRoomEvent = components['schemas']['moderation.joined_waiting_room'];
+/** moderation.kick: A moderator removes a participant from the room. */
+export type ModerationKickCommand = components['schemas']['moderation.kick'];
+/** moderation.kicked: To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
+export type ModerationKickedEvent = components['schemas']['moderation.kicked'];
 /** moderation.left_waiting_room: To the moderators, when a participant stops waiting (accepted, or gone). */
 export type ModerationLeftWaitingRoomEvent = components['schemas']['moderation.left_waiting_room'];
+/** moderation.raise_hands_disabled: To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
+export type ModerationRaiseHandsDisabledEvent = components['schemas']['moderation.raise_hands_disabled'];
+/** moderation.raise_hands_enabled: To everyone in the room, when a moderator enabled raised hands. `issued_by` is that moderator. */
+export type ModerationRaiseHandsEnabledEvent = components['schemas']['moderation.raise_hands_enabled'];
+/** moderation.raised_hand_reset_by_moderator: To each participant whose raised hand a moderator's `reset_raised_hands` covers (everyone in the room, or the targets); its hand is down now. `issued_by` is that moderator. */
+export type ModerationRaisedHandResetByModeratorEvent = components['schemas']['moderation.raised_hand_reset_by_moderator'];
+/** moderation.reset_raised_hands: A moderator lowers the raised hands of everyone in the room, or of some participants. */
+export type ModerationResetRaisedHandsCommand = components['schemas']['moderation.reset_raised_hands'];
+/** moderation.send_to_waiting_room: A moderator moves a participant from the room back to the waiting room. */
+export type ModerationSendToWaitingRoomCommand = components['schemas']['moderation.send_to_waiting_room'];
+/** moderation.sent_to_waiting_room: To a participant a moderator sent back to the waiting room: it is out of the room and waits for `accepted`, as after `in_waiting_room`. */
+export type ModerationSentToWaitingRoomEvent = components['schemas']['moderation.sent_to_waiting_room'];
+/** moderation.session_ended: To each participant a debriefing removes; its last frame before its socket is closed with 1000. `issued_by` is the moderator who started the debriefing. */
+export type ModerationSessionEndedEvent = components['schemas']['moderation.session_ended'];
+/** moderation.waiting_room_enabled: The room has its waiting room on: to everyone in the room when a moderator's `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
+export type ModerationWaitingRoomEnabledEvent = components['schemas']['moderation.waiting_room_enabled'];
 /** timer.error: A timer command failed; only the sender receives it. */
 export type TimerErrorEvent = components['schemas']['timer.error'];
 /** timer.start: A moderator starts the room's timer. */
@@ -505,33 +1023,37 @@ export type TimerUpdateReadyStatusCommand = components['schemas']['timer.update_
 /** timer.updated_ready_status: To every participant, when one participant's ready status changed. */
 export type TimerUpdatedReadyStatusEvent = components['schemas']['timer.updated_ready_status'];
 
-export type ControlCommand = ControlEnterRoomCommand | ControlJoinCommand;
+export type ChatCommand = ChatClearHistoryCommand | ChatDisableChatCommand | ChatEnableChatCommand | ChatSendMessageCommand | ChatSetLastSeenTimestampCommand;
+export type ControlCommand = ControlEnterRoomCommand | ControlGrantModeratorRoleCommand | ControlJoinCommand | ControlLowerHandCommand | ControlRaiseHandCommand | ControlRevokeModeratorRoleCommand;
 export type EchoCommand = EchoRequestCommand;
-export type ModerationCommand = ModerationAcceptCommand;
+export type ModerationCommand = ModerationAcceptCommand | ModerationBanCommand | ModerationDebriefCommand | ModerationDisableRaiseHandsCommand | ModerationEnableRaiseHandsCommand | ModerationKickCommand | ModerationResetRaisedHandsCommand | ModerationSendToWaitingRoomCommand;
 export type TimerCommand = TimerStartCommand | TimerStopCommand | TimerUpdateReadyStatusCommand;
 
-export type ControlEvent = ControlErrorEvent | ControlJoinBlockedEvent | ControlJoinSuccessEvent | ControlJoinedEvent | ControlLeftEvent | ControlUpdateEvent;
+export type ChatEvent = ChatChatDisabledEvent | ChatChatEnabledEvent | ChatErrorEvent | ChatHistoryClearedEvent | ChatMessageSentEvent;
+export type ControlEvent = ControlErrorEvent | ControlJoinBlockedEvent | ControlJoinSuccessEvent | ControlJoinedEvent | ControlLeftEvent | ControlRoleUpdatedEvent | ControlUpdateEvent;
 export type EchoEvent = EchoReplyEvent;
-export type ModerationEvent = ModerationAcceptedEvent | ModerationErrorEvent | ModerationInWaitingRoomEvent | ModerationJoinedWaitingRoomEvent | ModerationLeftWaitingRoomEvent;
+export type ModerationEvent = ModerationAcceptedEvent | ModerationBannedEvent | ModerationDebriefingStartedEvent | ModerationErrorEvent | ModerationInWaitingRoomEvent | ModerationJoinedWaitingRoomEvent | ModerationKickedEvent | ModerationLeftWaitingRoomEvent | ModerationRaiseHandsDisabledEvent | ModerationRaiseHandsEnabledEvent | ModerationRaisedHandResetByModeratorEvent | ModerationSentToWaitingRoomEvent | ModerationSessionEndedEvent | ModerationWaitingRoomEnabledEvent;
 export type TimerEvent = TimerErrorEvent | TimerStartedEvent | TimerStoppedEvent | TimerUpdatedReadyStatusEvent;
 
 /** Every command a client may send. */
-export type ClientCommand = ControlCommand | EchoCommand | ModerationCommand | TimerCommand;
+export type ClientCommand = ChatCommand | ControlCommand | EchoCommand | ModerationCommand | TimerCommand;
 /** Every event the server may send. */
-export type ServerEvent = ControlEvent | EchoEvent | ModerationEvent | TimerEvent;
+export type ServerEvent = ChatEvent | ControlEvent | EchoEvent | ModerationEvent | TimerEvent;
 
 /** namespace → action → frame type ("*": any action). */
 export interface CommandsByNamespace {
-  control: { "enter_room": ControlEnterRoomCommand; "join": ControlJoinCommand };
+  chat: { "clear_history": ChatClearHistoryCommand; "disable_chat": ChatDisableChatCommand; "enable_chat": ChatEnableChatCommand; "send_message": ChatSendMessageCommand; "set_last_seen_timestamp": ChatSetLastSeenTimestampCommand };
+  control: { "enter_room": ControlEnterRoomCommand; "grant_moderator_role": ControlGrantModeratorRoleCommand; "join": ControlJoinCommand; "lower_hand": ControlLowerHandCommand; "raise_hand": ControlRaiseHandCommand; "revoke_moderator_role": ControlRevokeModeratorRoleCommand };
   echo: { "*": EchoRequestCommand };
-  moderation: { "accept": ModerationAcceptCommand };
+  moderation: { "accept": ModerationAcceptCommand; "ban": ModerationBanCommand; "debrief": ModerationDebriefCommand; "disable_raise_hands": ModerationDisableRaiseHandsCommand; "enable_raise_hands": ModerationEnableRaiseHandsCommand; "kick": ModerationKickCommand; "reset_raised_hands": ModerationResetRaisedHandsCommand; "send_to_waiting_room": ModerationSendToWaitingRoomCommand };
   timer: { "start": TimerStartCommand; "stop": TimerStopCommand; "update_ready_status": TimerUpdateReadyStatusCommand };
 }
 
 /** namespace → message → frame type ("*": any action). */
 export interface EventsByNamespace {
-  control: { "error": ControlErrorEvent; "join_blocked": ControlJoinBlockedEvent; "join_success": ControlJoinSuccessEvent; "joined": ControlJoinedEvent; "left": ControlLeftEvent; "update": ControlUpdateEvent };
+  chat: { "chat_disabled": ChatChatDisabledEvent; "chat_enabled": ChatChatEnabledEvent; "error": ChatErrorEvent; "history_cleared": ChatHistoryClearedEvent; "message_sent": ChatMessageSentEvent };
+  control: { "error": ControlErrorEvent; "join_blocked": ControlJoinBlockedEvent; "join_success": ControlJoinSuccessEvent; "joined": ControlJoinedEvent; "left": ControlLeftEvent; "role_updated": ControlRoleUpdatedEvent; "update": ControlUpdateEvent };
   echo: { "*": EchoReplyEvent };
-  moderation: { "accepted": ModerationAcceptedEvent; "error": ModerationErrorEvent; "in_waiting_room": ModerationInWaitingRoomEvent; "joined_waiting_room": ModerationJoinedWaitingRoomEvent; "left_waiting_room": ModerationLeftWaitingRoomEvent };
+  moderation: { "accepted": ModerationAcceptedEvent; "banned": ModerationBannedEvent; "debriefing_started": ModerationDebriefingStartedEvent; "error": ModerationErrorEvent; "in_waiting_room": ModerationInWaitingRoomEvent; "joined_waiting_room": ModerationJoinedWaitingRoomEvent; "kicked": ModerationKickedEvent; "left_waiting_room": ModerationLeftWaitingRoomEvent; "raise_hands_disabled": ModerationRaiseHandsDisabledEvent; "raise_hands_enabled": ModerationRaiseHandsEnabledEvent; "raised_hand_reset_by_moderator": ModerationRaisedHandResetByModeratorEvent; "sent_to_waiting_room": ModerationSentToWaitingRoomEvent; "session_ended": ModerationSessionEndedEvent; "waiting_room_enabled": ModerationWaitingRoomEnabledEvent };
   timer: { "error": TimerErrorEvent; "started": TimerStartedEvent; "stopped": TimerStoppedEvent; "updated_ready_status": TimerUpdatedReadyStatusEvent };
 }

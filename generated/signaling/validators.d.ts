@@ -9,10 +9,32 @@ export declare const validateServerEnvelope: ValidateFunction<T.ServerEnvelope>;
 /** The HTTP error body of a rejected `GET /signaling`. */
 export declare const validateHandshakeError: ValidateFunction<T.ErrorBody>;
 
+/** chat.chat_disabled (event): To everyone in the room, when a moderator switched the chat off. */
+export declare const validate_chat_chat_disabled: ValidateFunction<T.ChatChatDisabledEvent>;
+/** chat.chat_enabled (event): To everyone in the room, when a moderator switched the chat on. */
+export declare const validate_chat_chat_enabled: ValidateFunction<T.ChatChatEnabledEvent>;
+/** chat.clear_history (command): A moderator empties the room's (global) history; group and private histories stay. */
+export declare const validate_chat_clear_history: ValidateFunction<T.ChatClearHistoryCommand>;
+/** chat.disable_chat (command): A moderator switches the room's chat off; nobody can send until it is switched on. */
+export declare const validate_chat_disable_chat: ValidateFunction<T.ChatDisableChatCommand>;
+/** chat.enable_chat (command): A moderator switches the room's chat on (it is on when the room starts). */
+export declare const validate_chat_enable_chat: ValidateFunction<T.ChatEnableChatCommand>;
+/** chat.error (event): A chat command failed; only the sender receives it. */
+export declare const validate_chat_error: ValidateFunction<T.ChatErrorEvent>;
+/** chat.history_cleared (event): To everyone in the room, when a moderator emptied the room's (global) history. */
+export declare const validate_chat_history_cleared: ValidateFunction<T.ChatHistoryClearedEvent>;
+/** chat.message_sent (event): A message, to its scope's audience (see `send_message`), the sender included. */
+export declare const validate_chat_message_sent: ValidateFunction<T.ChatMessageSentEvent>;
+/** chat.send_message (command): Any participant sends a message to the room, to one of its groups, or to one participant. */
+export declare const validate_chat_send_message: ValidateFunction<T.ChatSendMessageCommand>;
+/** chat.set_last_seen_timestamp (command): Any participant records until when it has read a scope's messages. */
+export declare const validate_chat_set_last_seen_timestamp: ValidateFunction<T.ChatSetLastSeenTimestampCommand>;
 /** control.enter_room (command): Enter the room after a moderator accepted the participant from the waiting room. */
 export declare const validate_control_enter_room: ValidateFunction<T.ControlEnterRoomCommand>;
 /** control.error (event): A control command failed, or a frame was malformed. */
 export declare const validate_control_error: ValidateFunction<T.ControlErrorEvent>;
+/** control.grant_moderator_role (command): A moderator makes another participant in the room a moderator. */
+export declare const validate_control_grant_moderator_role: ValidateFunction<T.ControlGrantModeratorRoleCommand>;
 /** control.join (command): The first command on a new socket. */
 export declare const validate_control_join: ValidateFunction<T.ControlJoinCommand>;
 /** control.join_blocked (event): The room is full (the tariff's `room_participant_limit`); the client may try again later. */
@@ -23,6 +45,14 @@ export declare const validate_control_join_success: ValidateFunction<T.ControlJo
 export declare const validate_control_joined: ValidateFunction<T.ControlJoinedEvent>;
 /** control.left (event): A participant left the room; sent to everyone else in the room. */
 export declare const validate_control_left: ValidateFunction<T.ControlLeftEvent>;
+/** control.lower_hand (command): A participant in the room lowers its hand. */
+export declare const validate_control_lower_hand: ValidateFunction<T.ControlLowerHandCommand>;
+/** control.raise_hand (command): A participant in the room raises its hand. */
+export declare const validate_control_raise_hand: ValidateFunction<T.ControlRaiseHandCommand>;
+/** control.revoke_moderator_role (command): A moderator takes the moderator role from a participant in the room. */
+export declare const validate_control_revoke_moderator_role: ValidateFunction<T.ControlRevokeModeratorRoleCommand>;
+/** control.role_updated (event): To a participant whose role a moderator granted or revoked; its role from now on. */
+export declare const validate_control_role_updated: ValidateFunction<T.ControlRoleUpdatedEvent>;
 /** control.update (event): A participant's state changed; the whole Participant as it is now. */
 export declare const validate_control_update: ValidateFunction<T.ControlUpdateEvent>;
 /** echo.reply (event): The payload of the echo command, unchanged. */
@@ -33,14 +63,46 @@ export declare const validate_echo_request: ValidateFunction<T.EchoRequestComman
 export declare const validate_moderation_accept: ValidateFunction<T.ModerationAcceptCommand>;
 /** moderation.accepted (event): To the waiting participant; it may now send `control` `enter_room`. */
 export declare const validate_moderation_accepted: ValidateFunction<T.ModerationAcceptedEvent>;
-/** moderation.error (event): A moderation command failed. */
+/** moderation.ban (command): A moderator removes a registered user from the room for good. */
+export declare const validate_moderation_ban: ValidateFunction<T.ModerationBanCommand>;
+/** moderation.banned (event): To each session of a user a moderator banned; its last frame before its socket is closed with 1000. */
+export declare const validate_moderation_banned: ValidateFunction<T.ModerationBannedEvent>;
+/** moderation.debrief (command): A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
+export declare const validate_moderation_debrief: ValidateFunction<T.ModerationDebriefCommand>;
+/** moderation.debriefing_started (event): To each participant a debriefing keeps in the room. `issued_by` is the moderator who started it. */
+export declare const validate_moderation_debriefing_started: ValidateFunction<T.ModerationDebriefingStartedEvent>;
+/** moderation.disable_raise_hands (command): A moderator stops participants from raising their hands, and lowers every raised one. */
+export declare const validate_moderation_disable_raise_hands: ValidateFunction<T.ModerationDisableRaiseHandsCommand>;
+/** moderation.enable_raise_hands (command): A moderator lets participants raise their hands again. */
+export declare const validate_moderation_enable_raise_hands: ValidateFunction<T.ModerationEnableRaiseHandsCommand>;
+/** moderation.error (event): A moderation command failed; only the sender receives it. */
 export declare const validate_moderation_error: ValidateFunction<T.ModerationErrorEvent>;
 /** moderation.in_waiting_room (event): To the joining participant, instead of `join_success`; wait for `accepted`. */
 export declare const validate_moderation_in_waiting_room: ValidateFunction<T.ModerationInWaitingRoomEvent>;
 /** moderation.joined_waiting_room (event): To the moderators, when a participant starts waiting. */
 export declare const validate_moderation_joined_waiting_room: ValidateFunction<T.ModerationJoinedWaitingRoomEvent>;
+/** moderation.kick (command): A moderator removes a participant from the room. */
+export declare const validate_moderation_kick: ValidateFunction<T.ModerationKickCommand>;
+/** moderation.kicked (event): To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
+export declare const validate_moderation_kicked: ValidateFunction<T.ModerationKickedEvent>;
 /** moderation.left_waiting_room (event): To the moderators, when a participant stops waiting (accepted, or gone). */
 export declare const validate_moderation_left_waiting_room: ValidateFunction<T.ModerationLeftWaitingRoomEvent>;
+/** moderation.raise_hands_disabled (event): To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
+export declare const validate_moderation_raise_hands_disabled: ValidateFunction<T.ModerationRaiseHandsDisabledEvent>;
+/** moderation.raise_hands_enabled (event): To everyone in the room, when a moderator enabled raised hands. `issued_by` is that moderator. */
+export declare const validate_moderation_raise_hands_enabled: ValidateFunction<T.ModerationRaiseHandsEnabledEvent>;
+/** moderation.raised_hand_reset_by_moderator (event): To each participant whose raised hand a moderator's `reset_raised_hands` covers (everyone in the room, or the targets); its hand is down now. `issued_by` is that moderator. */
+export declare const validate_moderation_raised_hand_reset_by_moderator: ValidateFunction<T.ModerationRaisedHandResetByModeratorEvent>;
+/** moderation.reset_raised_hands (command): A moderator lowers the raised hands of everyone in the room, or of some participants. */
+export declare const validate_moderation_reset_raised_hands: ValidateFunction<T.ModerationResetRaisedHandsCommand>;
+/** moderation.send_to_waiting_room (command): A moderator moves a participant from the room back to the waiting room. */
+export declare const validate_moderation_send_to_waiting_room: ValidateFunction<T.ModerationSendToWaitingRoomCommand>;
+/** moderation.sent_to_waiting_room (event): To a participant a moderator sent back to the waiting room: it is out of the room and waits for `accepted`, as after `in_waiting_room`. */
+export declare const validate_moderation_sent_to_waiting_room: ValidateFunction<T.ModerationSentToWaitingRoomEvent>;
+/** moderation.session_ended (event): To each participant a debriefing removes; its last frame before its socket is closed with 1000. `issued_by` is the moderator who started the debriefing. */
+export declare const validate_moderation_session_ended: ValidateFunction<T.ModerationSessionEndedEvent>;
+/** moderation.waiting_room_enabled (event): The room has its waiting room on: to everyone in the room when a moderator's `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
+export declare const validate_moderation_waiting_room_enabled: ValidateFunction<T.ModerationWaitingRoomEnabledEvent>;
 /** timer.error (event): A timer command failed; only the sender receives it. */
 export declare const validate_timer_error: ValidateFunction<T.TimerErrorEvent>;
 /** timer.start (command): A moderator starts the room's timer. */

@@ -269,8 +269,9 @@ validate26.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_enter_room = validate27;
-const schema11 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enter_room"}}}}};
+export const validate_chat_chat_disabled = validate27;
+const schema11 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"chat_disabled"},"issued_by":{"type":"string","format":"uuid","description":"The moderator's participant id."}}}}};
+const formats2 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
 
 function validate27(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -278,8 +279,286 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate27.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate27.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate27.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate27.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate27.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate27.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate27.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat_disabled" !== data3){
+validate27.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "chat_disabled"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate27.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate27.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_chat_enabled = validate29;
+const schema12 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"chat_enabled"},"issued_by":{"type":"string","format":"uuid","description":"The moderator's participant id."}}}}};
+
+function validate29(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate29.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate29.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate29.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate29.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate29.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate29.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate29.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat_enabled" !== data3){
+validate29.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "chat_enabled"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate29.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate29.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate29.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_clear_history = validate31;
+const schema13 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"clear_history"}}}}};
+
+function validate31(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate31.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -287,11 +566,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("control" !== data0){
-validate27.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+if("chat" !== data0){
+validate31.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -307,25 +586,25 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate27.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate31.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 let data2 = data1.action;
 if(typeof data2 !== "string"){
-validate27.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate31.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("enter_room" !== data2){
-validate27.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enter_room"},message:"must be equal to constant"}];
+if("clear_history" !== data2){
+validate31.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "clear_history"},message:"must be equal to constant"}];
 return false;
 }
 }
 }
 }
 else {
-validate27.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -338,81 +617,75 @@ var valid0 = true;
 }
 }
 else {
-validate27.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate31.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate27.errors = vErrors;
+validate31.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_error = validate28;
-const schema12 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["invalid_json","invalid_message","invalid_namespace","message_too_large","already_joined","not_yet_joined","invalid_username","not_accepted_or_not_in_waiting_room","internal_error"]},"details":{"$ref":"#/components/schemas/ControlErrorDetails"}}}}};
-const schema13 = {"type":"object","description":"What was wrong with a malformed frame (with `invalid_message`, `invalid_namespace`), so a developer can see it without server logs.","additionalProperties":false,"properties":{"namespace":{"type":"string","description":"The namespace of the offending frame, when it had one."},"action":{"type":"string","description":"The action of the offending frame, when it had one."},"problems":{"type":"array","description":"Schema violations, each as `<JSON pointer> <message>`.","items":{"type":"string"}}}};
+export const validate_chat_disable_chat = validate32;
+const schema14 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_chat"}}}}};
 
-function validate30(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "action")) || (key0 === "problems"))){
-validate30.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
-break;
 }
-}
-if(_errs1 === errors){
+else {
 if(data.namespace !== undefined){
-const _errs2 = errors;
-if(typeof data.namespace !== "string"){
-validate30.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid0 = _errs2 === errors;
+if("chat" !== data0){
+validate32.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
 }
 else {
 var valid0 = true;
 }
 if(valid0){
-if(data.action !== undefined){
-const _errs4 = errors;
-if(typeof data.action !== "string"){
-validate30.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate32.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
-}
-var valid0 = _errs4 === errors;
 }
 else {
-var valid0 = true;
-}
-if(valid0){
-if(data.problems !== undefined){
-let data2 = data.problems;
-const _errs6 = errors;
-if(errors === _errs6){
-if(Array.isArray(data2)){
-var valid1 = true;
-const len0 = data2.length;
-for(let i0=0; i0<len0; i0++){
-const _errs8 = errors;
-if(typeof data2[i0] !== "string"){
-validate30.errors = [{instancePath:instancePath+"/problems/" + i0,schemaPath:"#/properties/problems/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate32.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-var valid1 = _errs8 === errors;
-if(!valid1){
-break;
+if("disable_chat" !== data2){
+validate32.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_chat"},message:"must be equal to constant"}];
+return false;
+}
 }
 }
 }
 else {
-validate30.errors = [{instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate32.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-var valid0 = _errs6 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
@@ -420,32 +693,110 @@ var valid0 = true;
 }
 }
 }
-}
 else {
-validate30.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate30.errors = vErrors;
+validate32.errors = vErrors;
 return errors === 0;
 }
 
+export const validate_chat_enable_chat = validate33;
+const schema15 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_chat"}}}}};
 
-function validate28(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate33.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate33.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate33.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate33.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_chat" !== data2){
+validate33.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_chat"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate33.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_error = validate34;
+const schema16 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","empty_message","max_characters_exceeded","invalid_target","chat_disabled"]}}}}};
+
+function validate34(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate28.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate34.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate28.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate34.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -455,11 +806,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("control" !== data0){
-validate28.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+if("chat" !== data0){
+validate34.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -487,14 +838,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate28.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate34.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(((key1 === "message") || (key1 === "error")) || (key1 === "details"))){
-validate28.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!((key1 === "message") || (key1 === "error"))){
+validate34.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -504,11 +855,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate28.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate34.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -521,11 +872,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate28.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate34.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((((data4 === "invalid_json") || (data4 === "invalid_message")) || (data4 === "invalid_namespace")) || (data4 === "message_too_large")) || (data4 === "already_joined")) || (data4 === "not_yet_joined")) || (data4 === "invalid_username")) || (data4 === "not_accepted_or_not_in_waiting_room")) || (data4 === "internal_error"))){
-validate28.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema12.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+if(!(((((data4 === "insufficient_permissions") || (data4 === "empty_message")) || (data4 === "max_characters_exceeded")) || (data4 === "invalid_target")) || (data4 === "chat_disabled"))){
+validate34.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema16.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -533,25 +884,12 @@ var valid1 = _errs10 === errors;
 else {
 var valid1 = true;
 }
-if(valid1){
-if(data2.details !== undefined){
-const _errs12 = errors;
-if(!(validate30(data2.details, {instancePath:instancePath+"/payload/details",parentData:data2,parentDataProperty:"details",rootData}))){
-vErrors = vErrors === null ? validate30.errors : vErrors.concat(validate30.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-}
 }
 }
 }
 }
 else {
-validate28.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate34.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -566,25 +904,502 @@ var valid0 = true;
 }
 }
 else {
-validate28.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate34.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate28.errors = vErrors;
+validate34.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_join = validate32;
-const schema14 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","display_name"],"properties":{"action":{"type":"string","const":"join"},"display_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_username`, not `invalid_message`)."},"avatar_url":{"type":"string","description":"Sent by newer clients; the server may use it for guests."}}}}};
+export const validate_chat_history_cleared = validate36;
+const schema17 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"history_cleared"},"issued_by":{"type":"string","format":"uuid","description":"The moderator's participant id."}}}}};
 
-function validate32(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate36(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate36.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate36.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate36.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate36.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate36.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate36.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate36.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("history_cleared" !== data3){
+validate36.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "history_cleared"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate36.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate36.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate36.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_message_sent = validate38;
+const schema18 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id","source","content","scope"],"properties":{"message":{"type":"string","const":"message_sent"},"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}}}};
+const schema19 = {"type":"string","enum":["global","group","private"],"description":"`global`: everyone in the room; `group`: the room's participants in one group (registered users' groups are the `x_grp` claim of their last login; guests and callers have none), named by `target`; `private`: two participants, `target` being the receiving one's id."};
+
+function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "global") || (data === "group")) || (data === "private"))){
+validate40.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema19.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate40.errors = vErrors;
+return errors === 0;
+}
+
+const func2 = require("ajv/dist/runtime/ucs2length").default;
+
+function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate38.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate38.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate38.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+const _errs7 = errors;
+let valid1 = true;
+const _errs8 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.scope === undefined) && (missing1 = "scope")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data2.scope !== undefined){
+if("global" !== data2.scope){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs8 === errors;
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs10 = errors;
+const _errs11 = errors;
+const _errs12 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing2;
+if((data2.target === undefined) && (missing2 = "target")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var valid3 = _errs12 === errors;
+if(valid3){
+validate38.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs10 === errors;
+valid1 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs13 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing3;
+if((data2.target === undefined) && (missing3 = "target")){
+validate38.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+}
+var _valid0 = _errs13 === errors;
+valid1 = _valid0;
+ifClause0 = "else";
+}
+if(!valid1){
+const err3 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate38.errors = vErrors;
+return false;
+}
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing4;
+if((((((data2.message === undefined) && (missing4 = "message")) || ((data2.id === undefined) && (missing4 = "id"))) || ((data2.source === undefined) && (missing4 = "source"))) || ((data2.content === undefined) && (missing4 = "content"))) || ((data2.scope === undefined) && (missing4 = "scope"))){
+validate38.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+const _errs14 = errors;
+for(const key1 in data2){
+if(!((((((key1 === "message") || (key1 === "id")) || (key1 === "source")) || (key1 === "content")) || (key1 === "scope")) || (key1 === "target"))){
+validate38.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs14 === errors){
+if(data2.message !== undefined){
+let data4 = data2.message;
+const _errs15 = errors;
+if(typeof data4 !== "string"){
+validate38.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("message_sent" !== data4){
+validate38.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "message_sent"},message:"must be equal to constant"}];
+return false;
+}
+var valid4 = _errs15 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.id !== undefined){
+let data5 = data2.id;
+const _errs17 = errors;
+if(errors === _errs17){
+if(errors === _errs17){
+if(typeof data5 === "string"){
+if(!(formats2.test(data5))){
+validate38.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid4 = _errs17 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.source !== undefined){
+let data6 = data2.source;
+const _errs19 = errors;
+if(errors === _errs19){
+if(errors === _errs19){
+if(typeof data6 === "string"){
+if(!(formats2.test(data6))){
+validate38.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid4 = _errs19 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.content !== undefined){
+let data7 = data2.content;
+const _errs21 = errors;
+if(errors === _errs21){
+if(typeof data7 === "string"){
+if(func2(data7) > 4096){
+validate38.errors = [{instancePath:instancePath+"/payload/content",schemaPath:"#/properties/payload/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data7) < 1){
+validate38.errors = [{instancePath:instancePath+"/payload/content",schemaPath:"#/properties/payload/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/payload/content",schemaPath:"#/properties/payload/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid4 = _errs21 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.scope !== undefined){
+const _errs23 = errors;
+if(!(validate40(data2.scope, {instancePath:instancePath+"/payload/scope",parentData:data2,parentDataProperty:"scope",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var valid4 = _errs23 === errors;
+}
+else {
+var valid4 = true;
+}
+if(valid4){
+if(data2.target !== undefined){
+const _errs24 = errors;
+if(typeof data2.target !== "string"){
+validate38.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid4 = _errs24 === errors;
+}
+else {
+var valid4 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate38.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate38.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_send_message = validate42;
+const schema20 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"payload":{"type":"object","required":["action","content","scope"],"properties":{"action":{"type":"string","const":"send_message"},"content":{"type":"string","description":"1 to 4096 characters, not only white space (checked by the module)."},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`); ignored for `global`."}},"allOf":[{"if":{"required":["scope"],"properties":{"scope":{"const":"group"}}},"then":{"required":["target"]}},{"if":{"required":["scope"],"properties":{"scope":{"const":"private"}}},"then":{"required":["target"],"properties":{"target":{"type":"string","format":"uuid"}}}}]}}};
+
+function validate42(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate32.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate42.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -592,11 +1407,989 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate42.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate42.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = true;
+const _errs7 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.scope === undefined) && (missing1 = "scope")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data1.scope !== undefined){
+if("group" !== data1.scope){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs7 === errors;
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs9 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing2;
+if((data1.target === undefined) && (missing2 = "target")){
+validate42.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/0/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+}
+var _valid0 = _errs9 === errors;
+valid2 = _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate42.errors = vErrors;
+return false;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+const _errs10 = errors;
+const _errs11 = errors;
+let valid4 = true;
+const _errs12 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing3;
+if((data1.scope === undefined) && (missing3 = "scope")){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data1.scope !== undefined){
+if("private" !== data1.scope){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs12 === errors;
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs14 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing4;
+if((data1.target === undefined) && (missing4 = "target")){
+validate42.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/1/then/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+if(data1.target !== undefined){
+let data4 = data1.target;
+const _errs15 = errors;
+if(errors === _errs15){
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate42.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/allOf/1/then/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/allOf/1/then/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+var _valid1 = _errs14 === errors;
+valid4 = _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate42.errors = vErrors;
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing5;
+if((((data1.action === undefined) && (missing5 = "action")) || ((data1.content === undefined) && (missing5 = "content"))) || ((data1.scope === undefined) && (missing5 = "scope"))){
+validate42.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data5 = data1.action;
+const _errs17 = errors;
+if(typeof data5 !== "string"){
+validate42.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("send_message" !== data5){
+validate42.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_message"},message:"must be equal to constant"}];
+return false;
+}
+var valid7 = _errs17 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.content !== undefined){
+const _errs19 = errors;
+if(typeof data1.content !== "string"){
+validate42.errors = [{instancePath:instancePath+"/payload/content",schemaPath:"#/properties/payload/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid7 = _errs19 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.scope !== undefined){
+const _errs21 = errors;
+if(!(validate40(data1.scope, {instancePath:instancePath+"/payload/scope",parentData:data1,parentDataProperty:"scope",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var valid7 = _errs21 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.target !== undefined){
+const _errs22 = errors;
+if(typeof data1.target !== "string"){
+validate42.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid7 = _errs22 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate42.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate42.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_chat_set_last_seen_timestamp = validate44;
+const schema21 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"chat"},"payload":{"type":"object","required":["action","scope","timestamp"],"properties":{"action":{"type":"string","const":"set_last_seen_timestamp"},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the other participant's id (`private`); ignored for `global`."},"timestamp":{"type":"string","format":"date-time","maxLength":64}},"allOf":[{"if":{"required":["scope"],"properties":{"scope":{"const":"group"}}},"then":{"required":["target"]}},{"if":{"required":["scope"],"properties":{"scope":{"const":"private"}}},"then":{"required":["target"],"properties":{"target":{"type":"string","format":"uuid"}}}}]}}};
+
+function validate44(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate44.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate44.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("chat" !== data0){
+validate44.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "chat"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+const _errs5 = errors;
+const _errs6 = errors;
+let valid2 = true;
+const _errs7 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.scope === undefined) && (missing1 = "scope")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data1.scope !== undefined){
+if("group" !== data1.scope){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs7 === errors;
+errors = _errs6;
+if(vErrors !== null){
+if(_errs6){
+vErrors.length = _errs6;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid0){
+const _errs9 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing2;
+if((data1.target === undefined) && (missing2 = "target")){
+validate44.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/0/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+}
+var _valid0 = _errs9 === errors;
+valid2 = _valid0;
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/0/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate44.errors = vErrors;
+return false;
+}
+var valid1 = _errs5 === errors;
+if(valid1){
+const _errs10 = errors;
+const _errs11 = errors;
+let valid4 = true;
+const _errs12 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing3;
+if((data1.scope === undefined) && (missing3 = "scope")){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+if(data1.scope !== undefined){
+if("private" !== data1.scope){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+}
+}
+var _valid1 = _errs12 === errors;
+errors = _errs11;
+if(vErrors !== null){
+if(_errs11){
+vErrors.length = _errs11;
+}
+else {
+vErrors = null;
+}
+}
+if(_valid1){
+const _errs14 = errors;
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing4;
+if((data1.target === undefined) && (missing4 = "target")){
+validate44.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/1/then/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+return false;
+}
+else {
+if(data1.target !== undefined){
+let data4 = data1.target;
+const _errs15 = errors;
+if(errors === _errs15){
+if(errors === _errs15){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate44.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/allOf/1/then/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/allOf/1/then/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+}
+}
+var _valid1 = _errs14 === errors;
+valid4 = _valid1;
+}
+if(!valid4){
+const err5 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/allOf/1/if",keyword:"if",params:{failingKeyword: "then"},message:"must match \"then\" schema"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate44.errors = vErrors;
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing5;
+if((((data1.action === undefined) && (missing5 = "action")) || ((data1.scope === undefined) && (missing5 = "scope"))) || ((data1.timestamp === undefined) && (missing5 = "timestamp"))){
+validate44.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data5 = data1.action;
+const _errs17 = errors;
+if(typeof data5 !== "string"){
+validate44.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("set_last_seen_timestamp" !== data5){
+validate44.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "set_last_seen_timestamp"},message:"must be equal to constant"}];
+return false;
+}
+var valid7 = _errs17 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.scope !== undefined){
+const _errs19 = errors;
+if(!(validate40(data1.scope, {instancePath:instancePath+"/payload/scope",parentData:data1,parentDataProperty:"scope",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var valid7 = _errs19 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.target !== undefined){
+const _errs20 = errors;
+if(typeof data1.target !== "string"){
+validate44.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid7 = _errs20 === errors;
+}
+else {
+var valid7 = true;
+}
+if(valid7){
+if(data1.timestamp !== undefined){
+let data8 = data1.timestamp;
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data8 === "string"){
+if(func2(data8) > 64){
+validate44.errors = [{instancePath:instancePath+"/payload/timestamp",schemaPath:"#/properties/payload/properties/timestamp/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+return false;
+}
+else {
+if(!(formats0.validate(data8))){
+validate44.errors = [{instancePath:instancePath+"/payload/timestamp",schemaPath:"#/properties/payload/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/payload/timestamp",schemaPath:"#/properties/payload/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid7 = _errs22 === errors;
+}
+else {
+var valid7 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate44.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate44.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_enter_room = validate46;
+const schema22 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enter_room"}}}}};
+
+function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate46.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate32.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate46.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate46.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate46.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enter_room" !== data2){
+validate46.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enter_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate46.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_error = validate47;
+const schema23 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["invalid_json","invalid_message","invalid_namespace","message_too_large","already_joined","not_yet_joined","invalid_username","not_accepted_or_not_in_waiting_room","raise_hands_disabled","insufficient_permissions","unknown_participant","nothing_to_do","target_is_room_owner","internal_error"]},"details":{"$ref":"#/components/schemas/ControlErrorDetails"}}}}};
+const schema24 = {"type":"object","description":"What was wrong with a malformed frame (with `invalid_message`, `invalid_namespace`), so a developer can see it without server logs.","additionalProperties":false,"properties":{"namespace":{"type":"string","description":"The namespace of the offending frame, when it had one."},"action":{"type":"string","description":"The action of the offending frame, when it had one."},"problems":{"type":"array","description":"Schema violations, each as `<JSON pointer> <message>`.","items":{"type":"string"}}}};
+
+function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "action")) || (key0 === "problems"))){
+validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+const _errs2 = errors;
+if(typeof data.namespace !== "string"){
+validate49.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.action !== undefined){
+const _errs4 = errors;
+if(typeof data.action !== "string"){
+validate49.errors = [{instancePath:instancePath+"/action",schemaPath:"#/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.problems !== undefined){
+let data2 = data.problems;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid1 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(typeof data2[i0] !== "string"){
+validate49.errors = [{instancePath:instancePath+"/problems/" + i0,schemaPath:"#/properties/problems/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate49.errors = [{instancePath:instancePath+"/problems",schemaPath:"#/properties/problems/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate49.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate47(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate47.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate47.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate47.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate47.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
+validate47.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((key1 === "message") || (key1 === "error")) || (key1 === "details"))){
+validate47.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate47.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("error" !== data3){
+validate47.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.error !== undefined){
+let data4 = data2.error;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate47.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((((((((((((((data4 === "invalid_json") || (data4 === "invalid_message")) || (data4 === "invalid_namespace")) || (data4 === "message_too_large")) || (data4 === "already_joined")) || (data4 === "not_yet_joined")) || (data4 === "invalid_username")) || (data4 === "not_accepted_or_not_in_waiting_room")) || (data4 === "raise_hands_disabled")) || (data4 === "insufficient_permissions")) || (data4 === "unknown_participant")) || (data4 === "nothing_to_do")) || (data4 === "target_is_room_owner")) || (data4 === "internal_error"))){
+validate47.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema23.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.details !== undefined){
+const _errs12 = errors;
+if(!(validate49(data2.details, {instancePath:instancePath+"/payload/details",parentData:data2,parentDataProperty:"details",rootData}))){
+vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate47.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate47.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_grant_moderator_role = validate51;
+const schema25 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"grant_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate51(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate51.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate51.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate51.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate51.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate51.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("grant_moderator_role" !== data2){
+validate51.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "grant_moderator_role"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate51.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate51.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate51.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_join = validate52;
+const schema26 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","display_name"],"properties":{"action":{"type":"string","const":"join"},"display_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_username`, not `invalid_message`)."},"avatar_url":{"type":"string","description":"Sent by newer clients; the server may use it for guests."}}}}};
+
+function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate52.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate52.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -612,7 +2405,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.display_name === undefined) && (missing1 = "display_name"))){
-validate32.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate52.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -620,11 +2413,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate32.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("join" !== data2){
-validate32.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "join"},message:"must be equal to constant"}];
+validate52.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "join"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -636,7 +2429,7 @@ if(valid1){
 if(data1.display_name !== undefined){
 const _errs7 = errors;
 if(typeof data1.display_name !== "string"){
-validate32.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs7 === errors;
@@ -648,7 +2441,7 @@ if(valid1){
 if(data1.avatar_url !== undefined){
 const _errs9 = errors;
 if(typeof data1.avatar_url !== "string"){
-validate32.errors = [{instancePath:instancePath+"/payload/avatar_url",schemaPath:"#/properties/payload/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate52.errors = [{instancePath:instancePath+"/payload/avatar_url",schemaPath:"#/properties/payload/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs9 === errors;
@@ -661,7 +2454,7 @@ var valid1 = true;
 }
 }
 else {
-validate32.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate52.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -674,32 +2467,32 @@ var valid0 = true;
 }
 }
 else {
-validate32.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate32.errors = vErrors;
+validate52.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_join_blocked = validate33;
-const schema15 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","reason"],"properties":{"message":{"type":"string","const":"join_blocked"},"reason":{"type":"string","enum":["participant_limit_reached"]}}}}};
+export const validate_control_join_blocked = validate53;
+const schema27 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","reason"],"properties":{"message":{"type":"string","const":"join_blocked"},"reason":{"type":"string","enum":["participant_limit_reached"]}}}}};
 
-function validate33(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate33.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate53.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate33.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate53.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -709,11 +2502,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate53.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate33.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate53.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -741,14 +2534,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.reason === undefined) && (missing1 = "reason"))){
-validate33.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate53.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "reason"))){
-validate33.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate53.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -758,11 +2551,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate53.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("join_blocked" !== data3){
-validate33.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "join_blocked"},message:"must be equal to constant"}];
+validate53.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "join_blocked"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -775,11 +2568,11 @@ if(data2.reason !== undefined){
 let data4 = data2.reason;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate33.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate53.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(data4 === "participant_limit_reached")){
-validate33.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema15.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
+validate53.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema27.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -792,7 +2585,7 @@ var valid1 = true;
 }
 }
 else {
-validate33.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate53.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -807,52 +2600,51 @@ var valid0 = true;
 }
 }
 else {
-validate33.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate33.errors = vErrors;
+validate53.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_join_success = validate35;
-const schema16 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id","display_name","role","is_room_owner","closes_at","tariff","participants"],"properties":{"message":{"type":"string","const":"join_success"},"id":{"type":"string","format":"uuid","description":"The joining participant's id."},"display_name":{"type":"string","minLength":1,"maxLength":100},"avatar_url":{"type":"string"},"role":{"$ref":"#/components/schemas/Role"},"is_room_owner":{"type":"boolean"},"closes_at":{"type":["string","null"],"format":"date-time"},"tariff":{"$ref":"#/components/schemas/Tariff"},"event_info":{"$ref":"#/components/schemas/EventInfo"},"participants":{"type":"array","items":{"$ref":"#/components/schemas/Participant"}},"timer":{"$ref":"#/components/schemas/TimerJoinData"},"moderation":{"$ref":"#/components/schemas/ModerationJoinData"}}}}};
-const schema17 = {"type":"string","enum":["guest","user","moderator"],"description":"`moderator`: the room's owner and event invitees with the moderator role; `user`: other registered users; `guest`: invite-code guests and call-in participants."};
+export const validate_control_join_success = validate55;
+const schema28 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id","display_name","role","is_room_owner","closes_at","tariff","participants"],"properties":{"message":{"type":"string","const":"join_success"},"id":{"type":"string","format":"uuid","description":"The joining participant's id."},"display_name":{"type":"string","minLength":1,"maxLength":100},"avatar_url":{"type":"string"},"role":{"$ref":"#/components/schemas/Role"},"is_room_owner":{"type":"boolean"},"closes_at":{"type":["string","null"],"format":"date-time"},"tariff":{"$ref":"#/components/schemas/Tariff"},"event_info":{"$ref":"#/components/schemas/EventInfo"},"participants":{"type":"array","items":{"$ref":"#/components/schemas/Participant"}},"timer":{"$ref":"#/components/schemas/TimerJoinData"},"moderation":{"$ref":"#/components/schemas/ModerationJoinData"},"chat":{"$ref":"#/components/schemas/ChatJoinData"}}}}};
+const schema29 = {"type":"string","enum":["guest","user","moderator"],"description":"`moderator`: the room's owner and event invitees with the moderator role; `user`: other registered users; `guest`: invite-code guests and call-in participants."};
 
-function validate37(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate37.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate57.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data === "guest") || (data === "user")) || (data === "moderator"))){
-validate37.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema17.enum},message:"must be equal to one of the allowed values"}];
+validate57.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema29.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate37.errors = vErrors;
+validate57.errors = vErrors;
 return errors === 0;
 }
 
-const schema18 = {"type":"object","description":"The room's tariff (its owner's), the same shape as the HTTP API's Tariff.","additionalProperties":false,"required":["id","name","quotas","enabled_modules","disabled_features","modules"],"properties":{"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"quotas":{"type":"object","description":"Quota name → value; known names: `max_storage` (bytes), `room_participant_limit`, `room_time_limit_secs`.","additionalProperties":{"type":"integer","minimum":0,"maximum":4294967295}},"enabled_modules":{"type":"array","description":"The signaling modules of the tariff (their namespaces).","items":{"type":"string"}},"disabled_features":{"type":"array","description":"Disabled features as `<module>::<feature>`.","items":{"type":"string"}},"modules":{"type":"array","description":"The enabled modules with their enabled features.","items":{"$ref":"#/components/schemas/TariffModule"}}}};
-const formats2 = /^(?:urn:uuid:)?[0-9a-f]{8}-(?:[0-9a-f]{4}-){3}[0-9a-f]{12}$/i;
-const schema19 = {"type":"object","additionalProperties":false,"required":["id","features"],"properties":{"id":{"type":"string","description":"The module's namespace."},"features":{"type":"array","items":{"type":"string"}}}};
+const schema30 = {"type":"object","description":"The room's tariff (its owner's), the same shape as the HTTP API's Tariff.","additionalProperties":false,"required":["id","name","quotas","enabled_modules","disabled_features","modules"],"properties":{"id":{"type":"string","format":"uuid"},"name":{"type":"string"},"quotas":{"type":"object","description":"Quota name → value; known names: `max_storage` (bytes), `room_participant_limit`, `room_time_limit_secs`.","additionalProperties":{"type":"integer","minimum":0,"maximum":4294967295}},"enabled_modules":{"type":"array","description":"The signaling modules of the tariff (their namespaces).","items":{"type":"string"}},"disabled_features":{"type":"array","description":"Disabled features as `<module>::<feature>`.","items":{"type":"string"}},"modules":{"type":"array","description":"The enabled modules with their enabled features.","items":{"$ref":"#/components/schemas/TariffModule"}}}};
+const schema31 = {"type":"object","additionalProperties":false,"required":["id","features"],"properties":{"id":{"type":"string","description":"The module's namespace."},"features":{"type":"array","items":{"type":"string"}}}};
 
-function validate40(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate60(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.features === undefined) && (missing0 = "features"))){
-validate40.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate60.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "id") || (key0 === "features"))){
-validate40.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate60.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -861,7 +2653,7 @@ if(_errs1 === errors){
 if(data.id !== undefined){
 const _errs2 = errors;
 if(typeof data.id !== "string"){
-validate40.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -880,7 +2672,7 @@ const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
 if(typeof data1[i0] !== "string"){
-validate40.errors = [{instancePath:instancePath+"/features/" + i0,schemaPath:"#/properties/features/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate60.errors = [{instancePath:instancePath+"/features/" + i0,schemaPath:"#/properties/features/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs6 === errors;
@@ -890,7 +2682,7 @@ break;
 }
 }
 else {
-validate40.errors = [{instancePath:instancePath+"/features",schemaPath:"#/properties/features/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate60.errors = [{instancePath:instancePath+"/features",schemaPath:"#/properties/features/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -904,30 +2696,30 @@ var valid0 = true;
 }
 }
 else {
-validate40.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate60.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate40.errors = vErrors;
+validate60.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate39(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate59(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((data.id === undefined) && (missing0 = "id")) || ((data.name === undefined) && (missing0 = "name"))) || ((data.quotas === undefined) && (missing0 = "quotas"))) || ((data.enabled_modules === undefined) && (missing0 = "enabled_modules"))) || ((data.disabled_features === undefined) && (missing0 = "disabled_features"))) || ((data.modules === undefined) && (missing0 = "modules"))){
-validate39.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate59.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "name")) || (key0 === "quotas")) || (key0 === "enabled_modules")) || (key0 === "disabled_features")) || (key0 === "modules"))){
-validate39.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate59.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -940,12 +2732,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate39.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -959,7 +2751,7 @@ if(valid0){
 if(data.name !== undefined){
 const _errs4 = errors;
 if(typeof data.name !== "string"){
-validate39.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs4 === errors;
@@ -977,18 +2769,18 @@ for(const key1 in data2){
 let data3 = data2[key1];
 const _errs9 = errors;
 if(!(((typeof data3 == "number") && (!(data3 % 1) && !isNaN(data3))) && (isFinite(data3)))){
-validate39.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+validate59.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
 return false;
 }
 if(errors === _errs9){
 if((typeof data3 == "number") && (isFinite(data3))){
 if(data3 > 4294967295 || isNaN(data3)){
-validate39.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"}];
+validate59.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"}];
 return false;
 }
 else {
 if(data3 < 0 || isNaN(data3)){
-validate39.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+validate59.errors = [{instancePath:instancePath+"/quotas/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/quotas/additionalProperties/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
 return false;
 }
 }
@@ -1001,7 +2793,7 @@ break;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/quotas",schemaPath:"#/properties/quotas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath:instancePath+"/quotas",schemaPath:"#/properties/quotas/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -1021,7 +2813,7 @@ const len0 = data4.length;
 for(let i0=0; i0<len0; i0++){
 const _errs13 = errors;
 if(typeof data4[i0] !== "string"){
-validate39.errors = [{instancePath:instancePath+"/enabled_modules/" + i0,schemaPath:"#/properties/enabled_modules/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/enabled_modules/" + i0,schemaPath:"#/properties/enabled_modules/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid2 = _errs13 === errors;
@@ -1031,7 +2823,7 @@ break;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/enabled_modules",schemaPath:"#/properties/enabled_modules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate59.errors = [{instancePath:instancePath+"/enabled_modules",schemaPath:"#/properties/enabled_modules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1051,7 +2843,7 @@ const len1 = data6.length;
 for(let i1=0; i1<len1; i1++){
 const _errs17 = errors;
 if(typeof data6[i1] !== "string"){
-validate39.errors = [{instancePath:instancePath+"/disabled_features/" + i1,schemaPath:"#/properties/disabled_features/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate59.errors = [{instancePath:instancePath+"/disabled_features/" + i1,schemaPath:"#/properties/disabled_features/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs17 === errors;
@@ -1061,7 +2853,7 @@ break;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/disabled_features",schemaPath:"#/properties/disabled_features/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate59.errors = [{instancePath:instancePath+"/disabled_features",schemaPath:"#/properties/disabled_features/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1080,8 +2872,8 @@ var valid4 = true;
 const len2 = data8.length;
 for(let i2=0; i2<len2; i2++){
 const _errs21 = errors;
-if(!(validate40(data8[i2], {instancePath:instancePath+"/modules/" + i2,parentData:data8,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+if(!(validate60(data8[i2], {instancePath:instancePath+"/modules/" + i2,parentData:data8,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate60.errors : vErrors.concat(validate60.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs21 === errors;
@@ -1091,7 +2883,7 @@ break;
 }
 }
 else {
-validate39.errors = [{instancePath:instancePath+"/modules",schemaPath:"#/properties/modules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate59.errors = [{instancePath:instancePath+"/modules",schemaPath:"#/properties/modules/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1109,32 +2901,31 @@ var valid0 = true;
 }
 }
 else {
-validate39.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate59.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate39.errors = vErrors;
+validate59.errors = vErrors;
 return errors === 0;
 }
 
-const schema20 = {"type":"object","description":"The event the room belongs to.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"}}};
-const func3 = require("ajv/dist/runtime/ucs2length").default;
+const schema32 = {"type":"object","description":"The event the room belongs to.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"}}};
 
-function validate43(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((data.id === undefined) && (missing0 = "id")) || ((data.room_id === undefined) && (missing0 = "room_id"))) || ((data.title === undefined) && (missing0 = "title"))) || ((data.is_adhoc === undefined) && (missing0 = "is_adhoc"))){
-validate43.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate63.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((((key0 === "id") || (key0 === "room_id")) || (key0 === "title")) || (key0 === "is_adhoc"))){
-validate43.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1147,12 +2938,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate43.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1170,12 +2961,12 @@ if(errors === _errs4){
 if(errors === _errs4){
 if(typeof data1 === "string"){
 if(!(formats2.test(data1))){
-validate43.errors = [{instancePath:instancePath+"/room_id",schemaPath:"#/properties/room_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate63.errors = [{instancePath:instancePath+"/room_id",schemaPath:"#/properties/room_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/room_id",schemaPath:"#/properties/room_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/room_id",schemaPath:"#/properties/room_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1191,13 +2982,13 @@ let data2 = data.title;
 const _errs6 = errors;
 if(errors === _errs6){
 if(typeof data2 === "string"){
-if(func3(data2) > 255){
-validate43.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data2) > 255){
+validate63.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate43.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate63.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1210,7 +3001,7 @@ if(valid0){
 if(data.is_adhoc !== undefined){
 const _errs8 = errors;
 if(typeof data.is_adhoc !== "boolean"){
-validate43.errors = [{instancePath:instancePath+"/is_adhoc",schemaPath:"#/properties/is_adhoc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate63.errors = [{instancePath:instancePath+"/is_adhoc",schemaPath:"#/properties/is_adhoc/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs8 === errors;
@@ -1225,33 +3016,33 @@ var valid0 = true;
 }
 }
 else {
-validate43.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate63.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate43.errors = vErrors;
+validate63.errors = vErrors;
 return errors === 0;
 }
 
-const schema21 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
-const schema22 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
-const func2 = Object.prototype.hasOwnProperty;
+const schema33 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
+const schema34 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
+const func5 = Object.prototype.hasOwnProperty;
 
-function validate46(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.display_name === undefined) && (missing0 = "display_name")) || ((data.role === undefined) && (missing0 = "role"))) || ((data.participation_kind === undefined) && (missing0 = "participation_kind"))) || ((data.hand_is_up === undefined) && (missing0 = "hand_is_up"))) || ((data.joined_at === undefined) && (missing0 = "joined_at"))) || ((data.left_at === undefined) && (missing0 = "left_at"))) || ((data.hand_updated_at === undefined) && (missing0 = "hand_updated_at"))) || ((data.is_room_owner === undefined) && (missing0 = "is_room_owner"))){
-validate46.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func2.call(schema22.properties, key0))){
-validate46.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func5.call(schema34.properties, key0))){
+validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1262,19 +3053,19 @@ let data0 = data.display_name;
 const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
-if(func3(data0) > 100){
-validate46.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(func2(data0) > 100){
+validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func3(data0) < 1){
-validate46.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data0) < 1){
+validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1286,8 +3077,8 @@ var valid0 = true;
 if(valid0){
 if(data.role !== undefined){
 const _errs4 = errors;
-if(!(validate37(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate57(data.role, {instancePath:instancePath+"/role",parentData:data,parentDataProperty:"role",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -1299,7 +3090,7 @@ if(valid0){
 if(data.avatar_url !== undefined){
 const _errs5 = errors;
 if(typeof data.avatar_url !== "string"){
-validate46.errors = [{instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -1312,11 +3103,11 @@ if(data.participation_kind !== undefined){
 let data3 = data.participation_kind;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate46.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "user") || (data3 === "guest")) || (data3 === "sip")) || (data3 === "recorder"))){
-validate46.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/enum",keyword:"enum",params:{allowedValues: schema22.properties.participation_kind.enum},message:"must be equal to one of the allowed values"}];
+validate66.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/enum",keyword:"enum",params:{allowedValues: schema34.properties.participation_kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -1328,7 +3119,7 @@ if(valid0){
 if(data.hand_is_up !== undefined){
 const _errs9 = errors;
 if(typeof data.hand_is_up !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/hand_is_up",schemaPath:"#/properties/hand_is_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate66.errors = [{instancePath:instancePath+"/hand_is_up",schemaPath:"#/properties/hand_is_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -1344,12 +3135,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats0.validate(data5))){
-validate46.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1364,14 +3155,14 @@ if(data.left_at !== undefined){
 let data6 = data.left_at;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate46.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/type",keyword:"type",params:{type: schema22.properties.left_at.type},message:"must be string,null"}];
+validate66.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/type",keyword:"type",params:{type: schema34.properties.left_at.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-validate46.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -1390,12 +3181,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate46.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate66.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate46.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate66.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1409,7 +3200,7 @@ if(valid0){
 if(data.is_room_owner !== undefined){
 const _errs17 = errors;
 if(typeof data.is_room_owner !== "boolean"){
-validate46.errors = [{instancePath:instancePath+"/is_room_owner",schemaPath:"#/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate66.errors = [{instancePath:instancePath+"/is_room_owner",schemaPath:"#/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -1429,31 +3220,31 @@ var valid0 = true;
 }
 }
 else {
-validate46.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate46.errors = vErrors;
+validate66.errors = vErrors;
 return errors === 0;
 }
 
-const schema23 = {"type":"object","description":"A participant's ready status; present while a timer with a ready check is running.","additionalProperties":false,"required":["ready_status"],"properties":{"ready_status":{"type":"boolean"}}};
+const schema35 = {"type":"object","description":"A participant's ready status; present while a timer with a ready check is running.","additionalProperties":false,"required":["ready_status"],"properties":{"ready_status":{"type":"boolean"}}};
 
-function validate49(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.ready_status === undefined) && (missing0 = "ready_status")){
-validate49.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "ready_status")){
-validate49.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1461,7 +3252,7 @@ break;
 if(_errs1 === errors){
 if(data.ready_status !== undefined){
 if(typeof data.ready_status !== "boolean"){
-validate49.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate69.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -1469,30 +3260,30 @@ return false;
 }
 }
 else {
-validate49.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate49.errors = vErrors;
+validate69.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate45(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.control === undefined) && (missing0 = "control"))){
-validate45.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "control")) || (key0 === "timer"))){
-validate45.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1505,12 +3296,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate45.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate45.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1523,8 +3314,8 @@ var valid0 = true;
 if(valid0){
 if(data.control !== undefined){
 const _errs4 = errors;
-if(!(validate46(data.control, {instancePath:instancePath+"/control",parentData:data,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate66(data.control, {instancePath:instancePath+"/control",parentData:data,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -1535,8 +3326,8 @@ var valid0 = true;
 if(valid0){
 if(data.timer !== undefined){
 const _errs5 = errors;
-if(!(validate49(data.timer, {instancePath:instancePath+"/timer",parentData:data,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate69(data.timer, {instancePath:instancePath+"/timer",parentData:data,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -1550,57 +3341,57 @@ var valid0 = true;
 }
 }
 else {
-validate45.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate45.errors = vErrors;
+validate65.errors = vErrors;
 return errors === 0;
 }
 
-const schema24 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
-const schema25 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
+const schema36 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
+const schema37 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
 
-function validate53(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(!(formats2.test(data))){
-validate53.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate73.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate53.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate53.errors = vErrors;
+validate73.errors = vErrors;
 return errors === 0;
 }
 
-const schema26 = {"type":"string","enum":["countdown","stopwatch"]};
+const schema38 = {"type":"string","enum":["countdown","stopwatch"]};
 
-function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "countdown") || (data === "stopwatch"))){
-validate55.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema26.enum},message:"must be equal to one of the allowed values"}];
+validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate55.errors = vErrors;
+validate75.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate52(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -1649,7 +3440,7 @@ const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.ends_at === undefined) && (missing1 = "ends_at")){
-validate52.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate72.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 }
@@ -1676,7 +3467,7 @@ errors++;
 }
 var valid2 = _errs7 === errors;
 if(valid2){
-validate52.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate72.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -1703,21 +3494,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate52.errors = vErrors;
+validate72.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((data.timer_id === undefined) && (missing3 = "timer_id")) || ((data.kind === undefined) && (missing3 = "kind"))) || ((data.started_at === undefined) && (missing3 = "started_at"))) || ((data.ready_check_enabled === undefined) && (missing3 = "ready_check_enabled"))){
-validate52.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "timer_id") || (key0 === "kind")) || (key0 === "started_at")) || (key0 === "ends_at")) || (key0 === "title")) || (key0 === "style")) || (key0 === "ready_check_enabled")) || (key0 === "ready_status"))){
-validate52.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1725,8 +3516,8 @@ break;
 if(_errs8 === errors){
 if(data.timer_id !== undefined){
 const _errs9 = errors;
-if(!(validate53(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs9 === errors;
@@ -1737,8 +3528,8 @@ var valid3 = true;
 if(valid3){
 if(data.kind !== undefined){
 const _errs10 = errors;
-if(!(validate55(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate75(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs10 === errors;
@@ -1754,12 +3545,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!(formats0.validate(data3))){
-validate52.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate72.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1777,12 +3568,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats0.validate(data4))){
-validate52.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate72.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1798,13 +3589,13 @@ let data5 = data.title;
 const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
-if(func3(data5) > 255){
-validate52.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data5) > 255){
+validate72.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1819,13 +3610,13 @@ let data6 = data.style;
 const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
-if(func3(data6) > 64){
-validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func2(data6) > 64){
+validate72.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate52.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate72.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -1838,7 +3629,7 @@ if(valid3){
 if(data.ready_check_enabled !== undefined){
 const _errs19 = errors;
 if(typeof data.ready_check_enabled !== "boolean"){
-validate52.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate72.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -1850,7 +3641,7 @@ if(valid3){
 if(data.ready_status !== undefined){
 const _errs21 = errors;
 if(typeof data.ready_status !== "boolean"){
-validate52.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate72.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -1869,40 +3660,410 @@ var valid3 = true;
 }
 }
 else {
-validate52.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate52.errors = vErrors;
+validate72.errors = vErrors;
 return errors === 0;
 }
 
-const schema27 = {"type":"object","description":"Under the `moderation` key of `join_success`, for moderators only.","additionalProperties":false,"required":["waiting_room_enabled","waiting_room_participants"],"properties":{"waiting_room_enabled":{"type":"boolean"},"waiting_room_participants":{"type":"array","items":{"$ref":"#/components/schemas/Participant"}}}};
+const schema39 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
 
-function validate58(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.waiting_room_enabled === undefined) && (missing0 = "waiting_room_enabled")) || ((data.waiting_room_participants === undefined) && (missing0 = "waiting_room_participants"))){
-validate58.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+if((data.raise_hands_enabled === undefined) && (missing0 = "raise_hands_enabled")){
+validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((key0 === "waiting_room_enabled") || (key0 === "waiting_room_participants"))){
-validate58.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(((key0 === "raise_hands_enabled") || (key0 === "waiting_room_enabled")) || (key0 === "waiting_room_participants"))){
+validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
 }
 if(_errs1 === errors){
-if(data.waiting_room_enabled !== undefined){
+let missing1;
+if(data.waiting_room_enabled !== undefined && ((data.waiting_room_participants === undefined) && (missing1 = "waiting_room_participants"))){
+validate78.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_enabled",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "waiting_room_participants"},message:"must have property waiting_room_participants when property waiting_room_enabled is present"}];
+return false;
+}
+else {
+if(data.waiting_room_participants !== undefined && ((data.waiting_room_enabled === undefined) && (missing1 = "waiting_room_enabled"))){
+validate78.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_participants",
+    missingProperty: missing1,
+    depsCount: 1,
+    deps: "waiting_room_enabled"},message:"must have property waiting_room_enabled when property waiting_room_participants is present"}];
+return false;
+}
+else {
+if(data.raise_hands_enabled !== undefined){
 const _errs2 = errors;
+if(typeof data.raise_hands_enabled !== "boolean"){
+validate78.errors = [{instancePath:instancePath+"/raise_hands_enabled",schemaPath:"#/properties/raise_hands_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs2 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.waiting_room_enabled !== undefined){
+const _errs4 = errors;
 if(typeof data.waiting_room_enabled !== "boolean"){
-validate58.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate78.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs4 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data.waiting_room_participants !== undefined){
+let data2 = data.waiting_room_participants;
+const _errs6 = errors;
+if(errors === _errs6){
+if(Array.isArray(data2)){
+var valid2 = true;
+const len0 = data2.length;
+for(let i0=0; i0<len0; i0++){
+const _errs8 = errors;
+if(!(validate65(data2[i0], {instancePath:instancePath+"/waiting_room_participants/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs8 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate78.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid1 = _errs6 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate78.errors = vErrors;
+return errors === 0;
+}
+
+const schema40 = {"type":"object","description":"Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.","additionalProperties":false,"required":["enabled","room_history","groups_history","private_history","last_seen_timestamp_global","last_seen_timestamps_group","last_seen_timestamps_private"],"properties":{"enabled":{"type":"boolean"},"room_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}},"groups_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatGroupHistory"}},"private_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatPrivateHistory"}},"last_seen_timestamp_global":{"type":["string","null"],"format":"date-time"},"last_seen_timestamps_group":{"type":"object","description":"Group → timestamp.","additionalProperties":{"type":"string","format":"date-time"}},"last_seen_timestamps_private":{"type":"object","description":"Participant id → timestamp.","propertyNames":{"type":"string","format":"uuid"},"additionalProperties":{"type":"string","format":"date-time"}}},"examples":[{"enabled":true,"room_history":[{"id":"5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello all!","scope":"global","timestamp":"2026-05-04T09:29:10.000Z"}],"groups_history":[{"name":"/Convene/Backend","history":[{"id":"8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello backend!","scope":"group","target":"/Convene/Backend","timestamp":"2026-05-04T09:29:20.000Z"}]}],"private_history":[{"correspondent":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","history":[{"id":"0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello Bob!","scope":"private","target":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-05-04T09:29:30.000Z"}]}],"last_seen_timestamp_global":"2026-05-04T09:29:15.000Z","last_seen_timestamps_group":{"/Convene/Backend":"2026-05-04T09:29:25.000Z"},"last_seen_timestamps_private":{}}]};
+const schema41 = {"type":"object","description":"A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it.","additionalProperties":false,"required":["id","source","content","scope","timestamp"],"properties":{"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."},"timestamp":{"type":"string","format":"date-time"}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}};
+
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs1 = errors;
+let valid0 = true;
+const _errs2 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.scope === undefined) && (missing0 = "scope")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data.scope !== undefined){
+if("global" !== data.scope){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs2 === errors;
+errors = _errs1;
+if(vErrors !== null){
+if(_errs1){
+vErrors.length = _errs1;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs4 = errors;
+const _errs5 = errors;
+const _errs6 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if((data.target === undefined) && (missing1 = "target")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var valid2 = _errs6 === errors;
+if(valid2){
+validate82.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs5;
+if(vErrors !== null){
+if(_errs5){
+vErrors.length = _errs5;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs4 === errors;
+valid0 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs7 = errors;
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing2;
+if((data.target === undefined) && (missing2 = "target")){
+validate82.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+}
+var _valid0 = _errs7 === errors;
+valid0 = _valid0;
+ifClause0 = "else";
+}
+if(!valid0){
+const err3 = {instancePath,schemaPath:"#/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+validate82.errors = vErrors;
+return false;
+}
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing3;
+if((((((data.id === undefined) && (missing3 = "id")) || ((data.source === undefined) && (missing3 = "source"))) || ((data.content === undefined) && (missing3 = "content"))) || ((data.scope === undefined) && (missing3 = "scope"))) || ((data.timestamp === undefined) && (missing3 = "timestamp"))){
+validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+return false;
+}
+else {
+const _errs8 = errors;
+for(const key0 in data){
+if(!((((((key0 === "id") || (key0 === "source")) || (key0 === "content")) || (key0 === "scope")) || (key0 === "target")) || (key0 === "timestamp"))){
+validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs8 === errors){
+if(data.id !== undefined){
+let data1 = data.id;
+const _errs9 = errors;
+if(errors === _errs9){
+if(errors === _errs9){
+if(typeof data1 === "string"){
+if(!(formats2.test(data1))){
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs9 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.source !== undefined){
+let data2 = data.source;
+const _errs11 = errors;
+if(errors === _errs11){
+if(errors === _errs11){
+if(typeof data2 === "string"){
+if(!(formats2.test(data2))){
+validate82.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate82.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs11 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.content !== undefined){
+let data3 = data.content;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data3 === "string"){
+if(func2(data3) > 4096){
+validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+return false;
+}
+else {
+if(func2(data3) < 1){
+validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs13 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.scope !== undefined){
+const _errs15 = errors;
+if(!(validate40(data.scope, {instancePath:instancePath+"/scope",parentData:data,parentDataProperty:"scope",rootData}))){
+vErrors = vErrors === null ? validate40.errors : vErrors.concat(validate40.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs15 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.target !== undefined){
+const _errs16 = errors;
+if(typeof data.target !== "string"){
+validate82.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid3 = _errs16 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data.timestamp !== undefined){
+let data6 = data.timestamp;
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data6 === "string"){
+if(!(formats0.validate(data6))){
+validate82.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate82.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs18 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate82.errors = vErrors;
+return errors === 0;
+}
+
+const schema42 = {"type":"object","description":"One group's messages, oldest first (at most the last 100).","additionalProperties":false,"required":["name","history"],"properties":{"name":{"type":"string","description":"The group."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.name === undefined) && (missing0 = "name")) || ((data.history === undefined) && (missing0 = "history"))){
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "name") || (key0 === "history"))){
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.name !== undefined){
+const _errs2 = errors;
+if(typeof data.name !== "string"){
+validate85.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -1911,17 +4072,22 @@ else {
 var valid0 = true;
 }
 if(valid0){
-if(data.waiting_room_participants !== undefined){
-let data1 = data.waiting_room_participants;
+if(data.history !== undefined){
+let data1 = data.history;
 const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
+if(data1.length > 100){
+validate85.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
 var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate45(data1[i0], {instancePath:instancePath+"/waiting_room_participants/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate82(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -1930,8 +4096,9 @@ break;
 }
 }
 }
+}
 else {
-validate58.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -1945,30 +4112,415 @@ var valid0 = true;
 }
 }
 else {
-validate58.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate58.errors = vErrors;
+validate85.errors = vErrors;
+return errors === 0;
+}
+
+const schema43 = {"type":"object","description":"The messages between the joining participant and one other, oldest first (at most the last 100).","additionalProperties":false,"required":["correspondent","history"],"properties":{"correspondent":{"type":"string","format":"uuid","description":"The other participant's id."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.correspondent === undefined) && (missing0 = "correspondent")) || ((data.history === undefined) && (missing0 = "history"))){
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "correspondent") || (key0 === "history"))){
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.correspondent !== undefined){
+let data0 = data.correspondent;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats2.test(data0))){
+validate88.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate88.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.history !== undefined){
+let data1 = data.history;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length > 100){
+validate88.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(!(validate82(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate88.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate35(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.room_history === undefined) && (missing0 = "room_history"))) || ((data.groups_history === undefined) && (missing0 = "groups_history"))) || ((data.private_history === undefined) && (missing0 = "private_history"))) || ((data.last_seen_timestamp_global === undefined) && (missing0 = "last_seen_timestamp_global"))) || ((data.last_seen_timestamps_group === undefined) && (missing0 = "last_seen_timestamps_group"))) || ((data.last_seen_timestamps_private === undefined) && (missing0 = "last_seen_timestamps_private"))){
+validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((((((key0 === "enabled") || (key0 === "room_history")) || (key0 === "groups_history")) || (key0 === "private_history")) || (key0 === "last_seen_timestamp_global")) || (key0 === "last_seen_timestamps_group")) || (key0 === "last_seen_timestamps_private"))){
+validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.enabled !== undefined){
+const _errs2 = errors;
+if(typeof data.enabled !== "boolean"){
+validate81.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.room_history !== undefined){
+let data1 = data.room_history;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+if(data1.length > 100){
+validate81.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+return false;
+}
+else {
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(!(validate82(data1[i0], {instancePath:instancePath+"/room_history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.groups_history !== undefined){
+let data3 = data.groups_history;
+const _errs7 = errors;
+if(errors === _errs7){
+if(Array.isArray(data3)){
+var valid2 = true;
+const len1 = data3.length;
+for(let i1=0; i1<len1; i1++){
+const _errs9 = errors;
+if(!(validate85(data3[i1], {instancePath:instancePath+"/groups_history/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs9 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.private_history !== undefined){
+let data5 = data.private_history;
+const _errs10 = errors;
+if(errors === _errs10){
+if(Array.isArray(data5)){
+var valid3 = true;
+const len2 = data5.length;
+for(let i2=0; i2<len2; i2++){
+const _errs12 = errors;
+if(!(validate88(data5[i2], {instancePath:instancePath+"/private_history/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+errors = vErrors.length;
+}
+var valid3 = _errs12 === errors;
+if(!valid3){
+break;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/private_history",schemaPath:"#/properties/private_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_seen_timestamp_global !== undefined){
+let data7 = data.last_seen_timestamp_global;
+const _errs13 = errors;
+if((typeof data7 !== "string") && (data7 !== null)){
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/type",keyword:"type",params:{type: schema40.properties.last_seen_timestamp_global.type},message:"must be string,null"}];
+return false;
+}
+if(errors === _errs13){
+if(errors === _errs13){
+if(typeof data7 === "string"){
+if(!(formats0.validate(data7))){
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+}
+}
+var valid0 = _errs13 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_seen_timestamps_group !== undefined){
+let data8 = data.last_seen_timestamps_group;
+const _errs15 = errors;
+if(errors === _errs15){
+if(data8 && typeof data8 == "object" && !Array.isArray(data8)){
+for(const key1 in data8){
+let data9 = data8[key1];
+const _errs18 = errors;
+if(errors === _errs18){
+if(errors === _errs18){
+if(typeof data9 === "string"){
+if(!(formats0.validate(data9))){
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid4 = _errs18 === errors;
+if(!valid4){
+break;
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group",schemaPath:"#/properties/last_seen_timestamps_group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.last_seen_timestamps_private !== undefined){
+let data10 = data.last_seen_timestamps_private;
+const _errs20 = errors;
+if(errors === _errs20){
+if(data10 && typeof data10 == "object" && !Array.isArray(data10)){
+for(const key2 in data10){
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof key2 === "string"){
+if(!(formats2.test(key2))){
+const err0 = {instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/propertyNames/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\"",propertyName:key2};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/propertyNames/type",keyword:"type",params:{type: "string"},message:"must be string",propertyName:key2};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+var valid5 = _errs22 === errors;
+if(!valid5){
+const err2 = {instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/propertyNames",keyword:"propertyNames",params:{propertyName: key2},message:"property name must be valid"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate81.errors = vErrors;
+return false;
+break;
+}
+}
+if(valid5){
+for(const key3 in data10){
+let data11 = data10[key3];
+const _errs25 = errors;
+if(errors === _errs25){
+if(errors === _errs25){
+if(typeof data11 === "string"){
+if(!(formats0.validate(data11))){
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid6 = _errs25 === errors;
+if(!valid6){
+break;
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs20 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate81.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate55(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate35.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate55.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate35.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate55.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -1978,11 +4530,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate35.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate35.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate55.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2010,14 +4562,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.display_name === undefined) && (missing1 = "display_name"))) || ((data2.role === undefined) && (missing1 = "role"))) || ((data2.is_room_owner === undefined) && (missing1 = "is_room_owner"))) || ((data2.closes_at === undefined) && (missing1 = "closes_at"))) || ((data2.tariff === undefined) && (missing1 = "tariff"))) || ((data2.participants === undefined) && (missing1 = "participants"))){
-validate35.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate55.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(func2.call(schema16.properties.payload.properties, key1))){
-validate35.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(func5.call(schema28.properties.payload.properties, key1))){
+validate55.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2027,11 +4579,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate35.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("join_success" !== data3){
-validate35.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "join_success"},message:"must be equal to constant"}];
+validate55.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "join_success"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2047,12 +4599,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate35.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate55.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2068,19 +4620,19 @@ let data5 = data2.display_name;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data5 === "string"){
-if(func3(data5) > 100){
-validate35.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+if(func2(data5) > 100){
+validate55.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
-if(func3(data5) < 1){
-validate35.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+if(func2(data5) < 1){
+validate55.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/payload/display_name",schemaPath:"#/properties/payload/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2093,7 +4645,7 @@ if(valid1){
 if(data2.avatar_url !== undefined){
 const _errs14 = errors;
 if(typeof data2.avatar_url !== "string"){
-validate35.errors = [{instancePath:instancePath+"/payload/avatar_url",schemaPath:"#/properties/payload/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate55.errors = [{instancePath:instancePath+"/payload/avatar_url",schemaPath:"#/properties/payload/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -2104,8 +4656,8 @@ var valid1 = true;
 if(valid1){
 if(data2.role !== undefined){
 const _errs16 = errors;
-if(!(validate37(data2.role, {instancePath:instancePath+"/payload/role",parentData:data2,parentDataProperty:"role",rootData}))){
-vErrors = vErrors === null ? validate37.errors : vErrors.concat(validate37.errors);
+if(!(validate57(data2.role, {instancePath:instancePath+"/payload/role",parentData:data2,parentDataProperty:"role",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs16 === errors;
@@ -2117,7 +4669,7 @@ if(valid1){
 if(data2.is_room_owner !== undefined){
 const _errs17 = errors;
 if(typeof data2.is_room_owner !== "boolean"){
-validate35.errors = [{instancePath:instancePath+"/payload/is_room_owner",schemaPath:"#/properties/payload/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate55.errors = [{instancePath:instancePath+"/payload/is_room_owner",schemaPath:"#/properties/payload/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs17 === errors;
@@ -2130,14 +4682,14 @@ if(data2.closes_at !== undefined){
 let data9 = data2.closes_at;
 const _errs19 = errors;
 if((typeof data9 !== "string") && (data9 !== null)){
-validate35.errors = [{instancePath:instancePath+"/payload/closes_at",schemaPath:"#/properties/payload/properties/closes_at/type",keyword:"type",params:{type: schema16.properties.payload.properties.closes_at.type},message:"must be string,null"}];
+validate55.errors = [{instancePath:instancePath+"/payload/closes_at",schemaPath:"#/properties/payload/properties/closes_at/type",keyword:"type",params:{type: schema28.properties.payload.properties.closes_at.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data9 === "string"){
 if(!(formats0.validate(data9))){
-validate35.errors = [{instancePath:instancePath+"/payload/closes_at",schemaPath:"#/properties/payload/properties/closes_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate55.errors = [{instancePath:instancePath+"/payload/closes_at",schemaPath:"#/properties/payload/properties/closes_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -2151,8 +4703,8 @@ var valid1 = true;
 if(valid1){
 if(data2.tariff !== undefined){
 const _errs21 = errors;
-if(!(validate39(data2.tariff, {instancePath:instancePath+"/payload/tariff",parentData:data2,parentDataProperty:"tariff",rootData}))){
-vErrors = vErrors === null ? validate39.errors : vErrors.concat(validate39.errors);
+if(!(validate59(data2.tariff, {instancePath:instancePath+"/payload/tariff",parentData:data2,parentDataProperty:"tariff",rootData}))){
+vErrors = vErrors === null ? validate59.errors : vErrors.concat(validate59.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs21 === errors;
@@ -2163,8 +4715,8 @@ var valid1 = true;
 if(valid1){
 if(data2.event_info !== undefined){
 const _errs22 = errors;
-if(!(validate43(data2.event_info, {instancePath:instancePath+"/payload/event_info",parentData:data2,parentDataProperty:"event_info",rootData}))){
-vErrors = vErrors === null ? validate43.errors : vErrors.concat(validate43.errors);
+if(!(validate63(data2.event_info, {instancePath:instancePath+"/payload/event_info",parentData:data2,parentDataProperty:"event_info",rootData}))){
+vErrors = vErrors === null ? validate63.errors : vErrors.concat(validate63.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs22 === errors;
@@ -2182,8 +4734,8 @@ var valid2 = true;
 const len0 = data12.length;
 for(let i0=0; i0<len0; i0++){
 const _errs25 = errors;
-if(!(validate45(data12[i0], {instancePath:instancePath+"/payload/participants/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate45.errors : vErrors.concat(validate45.errors);
+if(!(validate65(data12[i0], {instancePath:instancePath+"/payload/participants/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs25 === errors;
@@ -2193,7 +4745,7 @@ break;
 }
 }
 else {
-validate35.errors = [{instancePath:instancePath+"/payload/participants",schemaPath:"#/properties/payload/properties/participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate55.errors = [{instancePath:instancePath+"/payload/participants",schemaPath:"#/properties/payload/properties/participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -2205,8 +4757,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs26 = errors;
-if(!(validate52(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate52.errors : vErrors.concat(validate52.errors);
+if(!(validate72(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs26 === errors;
@@ -2217,11 +4769,23 @@ var valid1 = true;
 if(valid1){
 if(data2.moderation !== undefined){
 const _errs27 = errors;
-if(!(validate58(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
-vErrors = vErrors === null ? validate58.errors : vErrors.concat(validate58.errors);
+if(!(validate78(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
+vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs27 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.chat !== undefined){
+const _errs28 = errors;
+if(!(validate81(data2.chat, {instancePath:instancePath+"/payload/chat",parentData:data2,parentDataProperty:"chat",rootData}))){
+vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs28 === errors;
 }
 else {
 var valid1 = true;
@@ -2240,8 +4804,9 @@ var valid1 = true;
 }
 }
 }
+}
 else {
-validate35.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2256,32 +4821,32 @@ var valid0 = true;
 }
 }
 else {
-validate35.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate55.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate35.errors = vErrors;
+validate55.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_joined = validate61;
-const schema28 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_control_joined = validate92;
+const schema44 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
-function validate61(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate61.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate61.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2291,11 +4856,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate61.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2323,14 +4888,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate61.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate61.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2340,11 +4905,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate61.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("joined" !== data3){
-validate61.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
+validate92.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2360,12 +4925,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate61.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate92.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2378,8 +4943,8 @@ var valid1 = true;
 if(valid1){
 if(data2.control !== undefined){
 const _errs12 = errors;
-if(!(validate46(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -2390,8 +4955,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs13 = errors;
-if(!(validate49(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs13 === errors;
@@ -2406,7 +4971,7 @@ var valid1 = true;
 }
 }
 else {
-validate61.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2421,32 +4986,32 @@ var valid0 = true;
 }
 }
 else {
-validate61.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate61.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_left = validate65;
-const schema29 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
+export const validate_control_left = validate96;
+const schema45 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2456,11 +5021,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate65.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate65.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2488,14 +5053,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate65.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(((key1 === "message") || (key1 === "id")) || (key1 === "reason"))){
-validate65.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2505,11 +5070,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate65.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left" !== data3){
-validate65.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
+validate96.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2525,12 +5090,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate65.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate96.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2545,11 +5110,11 @@ if(data2.reason !== undefined){
 let data5 = data2.reason;
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate65.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate96.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "quit") || (data5 === "timeout")) || (data5 === "sent_to_waiting_room")) || (data5 === "kicked")) || (data5 === "banned"))){
-validate65.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema29.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
+validate96.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema45.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -2563,7 +5128,7 @@ var valid1 = true;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2578,32 +5143,292 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate96.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_update = validate67;
-const schema30 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_control_lower_hand = validate98;
+const schema46 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"lower_hand"}}}}};
 
-function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate98.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("lower_hand" !== data2){
+validate98.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "lower_hand"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate98.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_raise_hand = validate99;
+const schema47 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"raise_hand"}}}}};
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate99.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate99.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate99.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate99.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raise_hand" !== data2){
+validate99.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "raise_hand"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_revoke_moderator_role = validate100;
+const schema48 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"revoke_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("revoke_moderator_role" !== data2){
+validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_moderator_role"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate100.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_role_updated = validate101;
+const schema49 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","new_role"],"properties":{"message":{"type":"string","const":"role_updated"},"new_role":{"$ref":"#/components/schemas/Role"}}}}};
+
+function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2613,11 +5438,139 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate67.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate67.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.new_role === undefined) && (missing1 = "new_role"))){
+validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "new_role"))){
+validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate101.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("role_updated" !== data3){
+validate101.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "role_updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.new_role !== undefined){
+const _errs10 = errors;
+if(!(validate57(data2.new_role, {instancePath:instancePath+"/payload/new_role",parentData:data2,parentDataProperty:"new_role",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_update = validate104;
+const schema50 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+
+function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate104.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate104.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2645,14 +5598,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate67.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate67.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2662,11 +5615,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate67.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update" !== data3){
-validate67.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
+validate104.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -2682,12 +5635,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate67.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate104.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate104.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -2700,8 +5653,8 @@ var valid1 = true;
 if(valid1){
 if(data2.control !== undefined){
 const _errs12 = errors;
-if(!(validate46(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -2712,8 +5665,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs13 = errors;
-if(!(validate49(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs13 === errors;
@@ -2728,7 +5681,7 @@ var valid1 = true;
 }
 }
 else {
-validate67.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2743,32 +5696,32 @@ var valid0 = true;
 }
 }
 else {
-validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate67.errors = vErrors;
+validate104.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_echo_reply = validate71;
-const schema31 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+export const validate_echo_reply = validate108;
+const schema51 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
 
-function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -2778,11 +5731,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate71.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("echo" !== data0){
-validate71.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+validate108.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -2810,20 +5763,20 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.action === undefined) && (missing1 = "action")){
-validate71.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate108.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data2.action !== undefined){
 if(typeof data2.action !== "string"){
-validate71.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate108.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate71.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2838,25 +5791,25 @@ var valid0 = true;
 }
 }
 else {
-validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate71.errors = vErrors;
+validate108.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_echo_request = validate73;
-const schema32 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+export const validate_echo_request = validate110;
+const schema52 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2864,11 +5817,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate73.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("echo" !== data0){
-validate73.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2884,20 +5837,20 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate73.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 if(typeof data1.action !== "string"){
-validate73.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate73.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -2910,25 +5863,25 @@ var valid0 = true;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate73.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_accept = validate74;
-const schema33 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
+export const validate_moderation_accept = validate111;
+const schema53 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -2936,11 +5889,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate74.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate74.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate111.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -2956,7 +5909,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate74.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate111.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -2964,11 +5917,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate74.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("accept" !== data2){
-validate74.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+validate111.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -2984,12 +5937,12 @@ if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats2.test(data3))){
-validate74.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate111.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate111.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3003,7 +5956,7 @@ var valid1 = true;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3016,32 +5969,32 @@ var valid0 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate111.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_accepted = validate75;
-const schema34 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
+export const validate_moderation_accepted = validate112;
+const schema54 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate75.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate75.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3051,11 +6004,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate75.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate75.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3083,14 +6036,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate75.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate75.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3099,11 +6052,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate75.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("accepted" !== data3){
-validate75.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -3111,7 +6064,7 @@ return false;
 }
 }
 else {
-validate75.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3126,32 +6079,138 @@ var valid0 = true;
 }
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate112.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate75.errors = vErrors;
+validate112.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_error = validate77;
-const schema35 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room"]}}}}};
+export const validate_moderation_ban = validate114;
+const schema55 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"ban"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("ban" !== data2){
+validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "ban"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate114.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate114.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate114.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_banned = validate115;
+const schema56 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"banned"}}}}};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate77.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate77.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3161,11 +6220,526 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate77.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate77.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate115.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("banned" !== data3){
+validate115.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "banned"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debrief = validate117;
+const schema57 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
+const schema58 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
+
+function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
+validate118.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate118.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
+validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate117.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("debrief" !== data2){
+validate117.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.kick_scope !== undefined){
+const _errs7 = errors;
+if(!(validate118(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
+vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debriefing_started = validate120;
+const schema59 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("debriefing_started" !== data3){
+validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate120.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate120.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_disable_raise_hands = validate122;
+const schema60 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
+
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate122.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("disable_raise_hands" !== data2){
+validate122.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate122.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_enable_raise_hands = validate123;
+const schema61 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate123.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_raise_hands" !== data2){
+validate123.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate123.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_error = validate124;
+const schema62 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest"]}}}}};
+
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3193,14 +6767,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate77.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "error"))){
-validate77.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3210,11 +6784,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate77.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate77.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate124.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -3227,11 +6801,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate77.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room"))){
-validate77.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema35.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+if(!(((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest"))){
+validate124.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema62.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -3244,7 +6818,7 @@ var valid1 = true;
 }
 }
 else {
-validate77.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3259,32 +6833,32 @@ var valid0 = true;
 }
 }
 else {
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate77.errors = vErrors;
+validate124.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_in_waiting_room = validate79;
-const schema36 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
+export const validate_moderation_in_waiting_room = validate126;
+const schema63 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
 
-function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3294,11 +6868,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate79.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate79.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3326,14 +6900,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate79.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate79.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3342,11 +6916,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate79.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("in_waiting_room" !== data3){
-validate79.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
+validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -3354,7 +6928,7 @@ return false;
 }
 }
 else {
-validate79.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3369,32 +6943,32 @@ var valid0 = true;
 }
 }
 else {
-validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate79.errors = vErrors;
+validate126.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_joined_waiting_room = validate81;
-const schema37 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_moderation_joined_waiting_room = validate128;
+const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3404,11 +6978,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate81.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate81.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3436,14 +7010,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate81.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate81.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3453,11 +7027,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate81.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("joined_waiting_room" !== data3){
-validate81.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
+validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -3473,12 +7047,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate81.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate128.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate128.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3491,8 +7065,8 @@ var valid1 = true;
 if(valid1){
 if(data2.control !== undefined){
 const _errs12 = errors;
-if(!(validate46(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate46.errors : vErrors.concat(validate46.errors);
+if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -3503,8 +7077,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs13 = errors;
-if(!(validate49(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate49.errors : vErrors.concat(validate49.errors);
+if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs13 === errors;
@@ -3519,7 +7093,7 @@ var valid1 = true;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3534,32 +7108,138 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate128.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_left_waiting_room = validate85;
-const schema38 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_kick = validate132;
+const schema65 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate132.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate132.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate132.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate132.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kick" !== data2){
+validate132.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate132.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate132.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate132.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate132.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_kicked = validate133;
+const schema66 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
+
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3569,11 +7249,121 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate85.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate85.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kicked" !== data3){
+validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate133.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_left_waiting_room = validate135;
+const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+
+function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate135.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate135.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3601,14 +7391,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate85.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "id"))){
-validate85.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3618,11 +7408,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate85.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left_waiting_room" !== data3){
-validate85.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
+validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -3638,12 +7428,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate85.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3658,7 +7448,7 @@ var valid1 = true;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3673,32 +7463,32 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate135.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_error = validate87;
-const schema39 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+export const validate_moderation_raise_hands_disabled = validate137;
+const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3708,11 +7498,1129 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate87.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate137.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate137.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raise_hands_disabled" !== data3){
+validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate137.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate137.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate137.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_raise_hands_enabled = validate139;
+const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raise_hands_enabled" !== data3){
+validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate139.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate139.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_raised_hand_reset_by_moderator = validate141;
+const schema70 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raised_hand_reset_by_moderator" !== data3){
+validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate141.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate141.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate141.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_reset_raised_hands = validate143;
+const schema71 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
+
+function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate143.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("reset_raised_hands" !== data2){
+validate143.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs9 = errors;
+if(errors === _errs9){
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+const err0 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs9 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs11 = errors;
+if(errors === _errs11){
+if(Array.isArray(data3)){
+if(data3.length > 1000){
+const err2 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf/1/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+else {
+if(data3.length < 1){
+const err3 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf/1/minItems",keyword:"minItems",params:{limit: 1},message:"must NOT have fewer than 1 items"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+else {
+var valid3 = true;
+const len0 = data3.length;
+for(let i0=0; i0<len0; i0++){
+let data4 = data3[i0];
+const _errs13 = errors;
+if(errors === _errs13){
+if(errors === _errs13){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+const err4 = {instancePath:instancePath+"/payload/target/" + i0,schemaPath:"#/properties/payload/properties/target/oneOf/1/items/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+else {
+const err5 = {instancePath:instancePath+"/payload/target/" + i0,schemaPath:"#/properties/payload/properties/target/oneOf/1/items/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+}
+}
+var valid3 = _errs13 === errors;
+if(!valid3){
+break;
+}
+}
+}
+}
+}
+else {
+const err6 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf/1/type",keyword:"type",params:{type: "array"},message:"must be array"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+}
+}
+var _valid0 = _errs11 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err7 = {instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+validate143.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate143.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_send_to_waiting_room = validate144;
+const schema72 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("send_to_waiting_room" !== data2){
+validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate144.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate144.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate144.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_sent_to_waiting_room = validate145;
+const schema73 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
+
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate145.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sent_to_waiting_room" !== data3){
+validate145.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate145.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_session_ended = validate147;
+const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("session_ended" !== data3){
+validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate147.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate147.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_waiting_room_enabled = validate149;
+const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
+
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("waiting_room_enabled" !== data3){
+validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate149.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_timer_error = validate151;
+const schema76 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate87.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -3740,14 +8648,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate87.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "error"))){
-validate87.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3757,11 +8665,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate87.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate87.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -3774,11 +8682,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate87.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data4 === "insufficient_permissions") || (data4 === "invalid_duration")) || (data4 === "timer_already_running"))){
-validate87.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema39.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+validate151.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema76.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -3791,7 +8699,7 @@ var valid1 = true;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3806,25 +8714,25 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_start = validate89;
-const schema40 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+export const validate_timer_start = validate153;
+const schema77 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
 
-function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -3832,11 +8740,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate89.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate89.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -3852,7 +8760,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.kind === undefined) && (missing1 = "kind"))) || ((data1.enable_ready_check === undefined) && (missing1 = "enable_ready_check"))){
-validate89.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -3860,11 +8768,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate89.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("start" !== data2){
-validate89.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
+validate153.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -3875,8 +8783,8 @@ var valid1 = true;
 if(valid1){
 if(data1.kind !== undefined){
 const _errs7 = errors;
-if(!(validate55(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate75(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -3889,7 +8797,7 @@ if(data1.duration !== undefined){
 let data4 = data1.duration;
 const _errs8 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate89.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate153.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -3903,13 +8811,13 @@ let data5 = data1.title;
 const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
-if(func3(data5) > 255){
-validate89.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data5) > 255){
+validate153.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3924,13 +8832,13 @@ let data6 = data1.style;
 const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data6 === "string"){
-if(func3(data6) > 64){
-validate89.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func2(data6) > 64){
+validate153.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate153.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3943,7 +8851,7 @@ if(valid1){
 if(data1.enable_ready_check !== undefined){
 const _errs14 = errors;
 if(typeof data1.enable_ready_check !== "boolean"){
-validate89.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate153.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -3959,7 +8867,7 @@ var valid1 = true;
 }
 }
 else {
-validate89.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -3972,32 +8880,32 @@ var valid0 = true;
 }
 }
 else {
-validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate89.errors = vErrors;
+validate153.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_started = validate91;
-const schema41 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
+export const validate_timer_started = validate155;
+const schema78 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
 
-function validate91(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate91.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate91.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4007,11 +8915,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate91.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate91.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4081,7 +8989,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.ends_at === undefined) && (missing2 = "ends_at")){
-validate91.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -4108,7 +9016,7 @@ errors++;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate91.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -4135,21 +9043,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate91.errors = vErrors;
+validate155.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing4;
 if((((((data2.message === undefined) && (missing4 = "message")) || ((data2.timer_id === undefined) && (missing4 = "timer_id"))) || ((data2.kind === undefined) && (missing4 = "kind"))) || ((data2.started_at === undefined) && (missing4 = "started_at"))) || ((data2.ready_check_enabled === undefined) && (missing4 = "ready_check_enabled"))){
-validate91.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "started_at")) || (key1 === "ends_at")) || (key1 === "title")) || (key1 === "style")) || (key1 === "ready_check_enabled"))){
-validate91.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4159,11 +9067,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs15 = errors;
 if(typeof data4 !== "string"){
-validate91.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("started" !== data4){
-validate91.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -4174,8 +9082,8 @@ var valid4 = true;
 if(valid4){
 if(data2.timer_id !== undefined){
 const _errs17 = errors;
-if(!(validate53(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs17 === errors;
@@ -4186,8 +9094,8 @@ var valid4 = true;
 if(valid4){
 if(data2.kind !== undefined){
 const _errs18 = errors;
-if(!(validate55(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate55.errors : vErrors.concat(validate55.errors);
+if(!(validate75(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs18 === errors;
@@ -4203,12 +9111,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate91.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4226,12 +9134,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!(formats0.validate(data8))){
-validate91.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate155.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4247,13 +9155,13 @@ let data9 = data2.title;
 const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
-if(func3(data9) > 255){
-validate91.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data9) > 255){
+validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4268,13 +9176,13 @@ let data10 = data2.style;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data10 === "string"){
-if(func3(data10) > 64){
-validate91.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+if(func2(data10) > 64){
+validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4287,7 +9195,7 @@ if(valid4){
 if(data2.ready_check_enabled !== undefined){
 const _errs27 = errors;
 if(typeof data2.ready_check_enabled !== "boolean"){
-validate91.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate155.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -4306,7 +9214,7 @@ var valid4 = true;
 }
 }
 else {
-validate91.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4321,25 +9229,25 @@ var valid0 = true;
 }
 }
 else {
-validate91.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate91.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stop = validate95;
-const schema42 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
+export const validate_timer_stop = validate159;
+const schema79 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
 
-function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4347,11 +9255,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate95.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate95.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4367,7 +9275,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))){
-validate95.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -4375,11 +9283,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate95.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stop" !== data2){
-validate95.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
+validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -4390,8 +9298,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate53(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -4405,13 +9313,13 @@ let data4 = data1.reason;
 const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
-if(func3(data4) > 255){
-validate95.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data4) > 255){
+validate159.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate159.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4425,7 +9333,7 @@ var valid1 = true;
 }
 }
 else {
-validate95.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4438,32 +9346,32 @@ var valid0 = true;
 }
 }
 else {
-validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate95.errors = vErrors;
+validate159.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stopped = validate97;
-const schema43 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
+export const validate_timer_stopped = validate161;
+const schema80 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
 
-function validate97(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate97.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate97.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4473,11 +9381,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate97.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate97.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4547,7 +9455,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.participant_id === undefined) && (missing2 = "participant_id")){
-validate97.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -4618,7 +9526,7 @@ vErrors = null;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate97.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -4645,21 +9553,21 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate97.errors = vErrors;
+validate161.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing5;
 if((((data2.message === undefined) && (missing5 = "message")) || ((data2.timer_id === undefined) && (missing5 = "timer_id"))) || ((data2.kind === undefined) && (missing5 = "kind"))){
-validate97.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "participant_id")) || (key1 === "reason"))){
-validate97.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4669,11 +9577,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs18 = errors;
 if(typeof data4 !== "string"){
-validate97.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stopped" !== data4){
-validate97.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
+validate161.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -4684,8 +9592,8 @@ var valid5 = true;
 if(valid5){
 if(data2.timer_id !== undefined){
 const _errs20 = errors;
-if(!(validate53(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs20 === errors;
@@ -4698,11 +9606,11 @@ if(data2.kind !== undefined){
 let data6 = data2.kind;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate97.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data6 === "by_moderator") || (data6 === "expired")) || (data6 === "creator_left"))){
-validate97.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema43.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate161.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema80.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -4718,12 +9626,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data7 === "string"){
 if(!(formats2.test(data7))){
-validate97.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate161.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4739,13 +9647,13 @@ let data8 = data2.reason;
 const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data8 === "string"){
-if(func3(data8) > 255){
-validate97.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+if(func2(data8) > 255){
+validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4762,7 +9670,7 @@ var valid5 = true;
 }
 }
 else {
-validate97.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4777,25 +9685,25 @@ var valid0 = true;
 }
 }
 else {
-validate97.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate97.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_update_ready_status = validate100;
-const schema44 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
+export const validate_timer_update_ready_status = validate164;
+const schema81 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
 
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -4803,11 +9711,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -4823,7 +9731,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))) || ((data1.status === undefined) && (missing1 = "status"))){
-validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -4831,11 +9739,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update_ready_status" !== data2){
-validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
+validate164.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -4846,8 +9754,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate53(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -4859,7 +9767,7 @@ if(valid1){
 if(data1.status !== undefined){
 const _errs8 = errors;
 if(typeof data1.status !== "boolean"){
-validate100.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate164.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -4872,7 +9780,7 @@ var valid1 = true;
 }
 }
 else {
-validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4885,32 +9793,32 @@ var valid0 = true;
 }
 }
 else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate100.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_updated_ready_status = validate102;
-const schema45 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
+export const validate_timer_updated_ready_status = validate166;
+const schema82 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
 
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate102.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4920,11 +9828,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4952,14 +9860,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.timer_id === undefined) && (missing1 = "timer_id"))) || ((data2.participant_id === undefined) && (missing1 = "participant_id"))) || ((data2.status === undefined) && (missing1 = "status"))){
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "timer_id")) || (key1 === "participant_id")) || (key1 === "status"))){
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4969,11 +9877,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("updated_ready_status" !== data3){
-validate102.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -4984,8 +9892,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer_id !== undefined){
 const _errs10 = errors;
-if(!(validate53(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate53.errors : vErrors.concat(validate53.errors);
+if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -5001,12 +9909,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats2.test(data5))){
-validate102.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate166.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5020,7 +9928,7 @@ if(valid1){
 if(data2.status !== undefined){
 const _errs13 = errors;
 if(typeof data2.status !== "boolean"){
-validate102.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate166.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -5035,7 +9943,7 @@ var valid1 = true;
 }
 }
 else {
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5050,26 +9958,28 @@ var valid0 = true;
 }
 }
 else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate102.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
 export const commandValidators = Object.freeze({
   __proto__: null,
-  control: Object.freeze({ __proto__: null, "enter_room": validate_control_enter_room, "join": validate_control_join }),
+  chat: Object.freeze({ __proto__: null, "clear_history": validate_chat_clear_history, "disable_chat": validate_chat_disable_chat, "enable_chat": validate_chat_enable_chat, "send_message": validate_chat_send_message, "set_last_seen_timestamp": validate_chat_set_last_seen_timestamp }),
+  control: Object.freeze({ __proto__: null, "enter_room": validate_control_enter_room, "grant_moderator_role": validate_control_grant_moderator_role, "join": validate_control_join, "lower_hand": validate_control_lower_hand, "raise_hand": validate_control_raise_hand, "revoke_moderator_role": validate_control_revoke_moderator_role }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_request }),
-  moderation: Object.freeze({ __proto__: null, "accept": validate_moderation_accept }),
+  moderation: Object.freeze({ __proto__: null, "accept": validate_moderation_accept, "ban": validate_moderation_ban, "debrief": validate_moderation_debrief, "disable_raise_hands": validate_moderation_disable_raise_hands, "enable_raise_hands": validate_moderation_enable_raise_hands, "kick": validate_moderation_kick, "reset_raised_hands": validate_moderation_reset_raised_hands, "send_to_waiting_room": validate_moderation_send_to_waiting_room }),
   timer: Object.freeze({ __proto__: null, "start": validate_timer_start, "stop": validate_timer_stop, "update_ready_status": validate_timer_update_ready_status }),
 });
 
 export const eventValidators = Object.freeze({
   __proto__: null,
-  control: Object.freeze({ __proto__: null, "error": validate_control_error, "join_blocked": validate_control_join_blocked, "join_success": validate_control_join_success, "joined": validate_control_joined, "left": validate_control_left, "update": validate_control_update }),
+  chat: Object.freeze({ __proto__: null, "chat_disabled": validate_chat_chat_disabled, "chat_enabled": validate_chat_chat_enabled, "error": validate_chat_error, "history_cleared": validate_chat_history_cleared, "message_sent": validate_chat_message_sent }),
+  control: Object.freeze({ __proto__: null, "error": validate_control_error, "join_blocked": validate_control_join_blocked, "join_success": validate_control_join_success, "joined": validate_control_joined, "left": validate_control_left, "role_updated": validate_control_role_updated, "update": validate_control_update }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_reply }),
-  moderation: Object.freeze({ __proto__: null, "accepted": validate_moderation_accepted, "error": validate_moderation_error, "in_waiting_room": validate_moderation_in_waiting_room, "joined_waiting_room": validate_moderation_joined_waiting_room, "left_waiting_room": validate_moderation_left_waiting_room }),
+  moderation: Object.freeze({ __proto__: null, "accepted": validate_moderation_accepted, "banned": validate_moderation_banned, "debriefing_started": validate_moderation_debriefing_started, "error": validate_moderation_error, "in_waiting_room": validate_moderation_in_waiting_room, "joined_waiting_room": validate_moderation_joined_waiting_room, "kicked": validate_moderation_kicked, "left_waiting_room": validate_moderation_left_waiting_room, "raise_hands_disabled": validate_moderation_raise_hands_disabled, "raise_hands_enabled": validate_moderation_raise_hands_enabled, "raised_hand_reset_by_moderator": validate_moderation_raised_hand_reset_by_moderator, "sent_to_waiting_room": validate_moderation_sent_to_waiting_room, "session_ended": validate_moderation_session_ended, "waiting_room_enabled": validate_moderation_waiting_room_enabled }),
   timer: Object.freeze({ __proto__: null, "error": validate_timer_error, "started": validate_timer_started, "stopped": validate_timer_stopped, "updated_ready_status": validate_timer_updated_ready_status }),
 });

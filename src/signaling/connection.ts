@@ -99,6 +99,14 @@ export class Connection implements Session {
     this.ws.close(code, reason);
   }
 
+  enqueue(task: () => Promise<void>): void {
+    // once closing, the departure may already be under way: a task must not run beside it
+    if (this.closing) return;
+    this.queue = this.queue
+      .then(() => (this.closing ? undefined : task()))
+      .catch((err: unknown) => this.log.error({ err }, 'a queued signaling task failed'));
+  }
+
   /** Cuts the socket without a closing handshake (a client that does not answer the close frame). */
   terminate(): void {
     this.ws.terminate();

@@ -1,11 +1,11 @@
 /**
  * What a signaling connection needs to know about its room and its participant, read once when the
  * ticket is redeemed: the room's owner and waiting room, the owner's tariff, the room's event, and
- * who the participant is (role, owner, avatar). Roles (design.md §6, reference opentalk.md §5.4):
+ * who the participant is (role, owner, avatar, groups). Roles (design.md §6, reference opentalk.md §5.4):
  * the room's creator and event invitees with the moderator role are moderators, other registered
  * users `user`, invite-code guests and call-in participants `guest`.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { EventInfo, Role, Tariff } from '../../generated/signaling/types.js';
 import type { DB } from '../db/schema.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
@@ -31,6 +31,8 @@ export interface ParticipantContext {
   isRoomOwner: boolean;
   /** Registered users' avatar; guests may bring their own with `join`. */
   avatarUrl?: string;
+  /** Registered users' groups (the `x_grp` claim of their last login), for the chat; guests and callers have none. */
+  groups?: readonly string[];
   /** The session was started with a resumption token: the participant id is the previous session's. */
   resuming: boolean;
   /** The token this session saves and refreshes, for a later start to resume it. */
@@ -64,6 +66,11 @@ export async function loadRoomContext(
         .where('users.id', '=', userId)
         .as('user_avatar_url'),
       eb
+        .selectFrom('user_groups')
+        .select(sql<string[]>`coalesce(array_agg(user_groups.name order by user_groups.name), '{}')`.as('names'))
+        .where('user_groups.user_id', '=', userId)
+        .as('user_groups'),
+      eb
         .selectFrom('event_invites')
         .select('event_invites.role')
         .whereRef('event_invites.event_id', '=', 'events.id')
@@ -93,6 +100,7 @@ export async function loadRoomContext(
     role,
     isRoomOwner,
     ...(row.user_avatar_url ? { avatarUrl: row.user_avatar_url } : {}),
+    ...(userId !== null ? { groups: row.user_groups ?? [] } : {}),
     resuming: ticket.resuming,
     resumption: ticket.resumption,
   };

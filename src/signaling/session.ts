@@ -23,8 +23,18 @@ export interface Session {
   displayName?: string;
   avatarUrl?: string;
   joinedAt?: string;
+  /** Set by the control module while in the room: a raised hand, and when it last went up or down (RFC 3339). */
+  handIsUp?: boolean;
+  handUpdatedAt?: string;
   /** Sends one server frame `{namespace, timestamp, payload}` to this participant. */
   send(namespace: string, payload: EventPayload): void;
   /** Closes the socket (1000 normal, 1001 going away …). */
   close(code: number, reason?: string): void;
+  /**
+   * Runs `task` in this session's order, as one of its commands: after the command (or task) in
+   * progress, before its next one and before its departure. A module acts so on a room message
+   * about the session (a moderator's order), which must not race the session's own commands.
+   * Dropped once the socket is closing; a failure is logged.
+   */
+  enqueue(task: () => Promise<void>): void;
 }

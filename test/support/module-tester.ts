@@ -12,8 +12,10 @@
  *
  * Each fake participant behaves as the connection makes a socket behave: its commands are checked
  * against the contract's command validators (one the connection would refuse throws here) and run
- * one after another; once its socket closes (`leave`, or a module's `close`) it is sent nothing
- * more, and after the command in progress it departs through the control module. Every event a
+ * one after another, with the tasks modules queue for it (`enqueue`) in between; once its socket
+ * closes (`leave`, or a module's `close`) it is sent nothing more, no task is queued for it, and
+ * after the command in progress it departs through the control module. A task that fails fails the
+ * next `flush`. Every event a
  * fake participant is sent is serialised as on the wire and checked against the contract; the first
  * violation fails the next `flush`, `sent` or `close`. Scheduled tasks that are due run at the next
  * `flush`, as a timeout of 0 would.
@@ -85,6 +87,8 @@ interface FakeSocket {
   deliver(session: FakeSession, namespace: string, payload: EventPayload): void;
   /** The server closed the socket: the participant departs, as after the connection's `close` event. */
   closed(session: FakeSession): void;
+  /** A module's task, in the session's order (as the connection queues it). */
+  enqueue(session: FakeSession, task: () => Promise<void>): void;
 }
 
 /** A participant's session as the modules see it, keeping every frame it is sent. */
@@ -121,6 +125,10 @@ export class FakeSession implements Session {
     this.closedWith = { code, ...(reason !== undefined ? { reason } : {}) };
     this.socket.closed(this);
   }
+
+  enqueue(task: () => Promise<void>): void {
+    this.socket.enqueue(this, task);
+  }
 }
 
 export interface ParticipantOptions {
@@ -131,6 +139,8 @@ export interface ParticipantOptions {
   kind?: ParticipationKind;
   isRoomOwner?: boolean;
   displayName?: string;
+  /** A registered user's id (default: a new one); the same for two sessions of one user. */
+  userId?: string;
 }
 
 export interface ModuleTesterOptions {
@@ -139,6 +149,8 @@ export interface ModuleTesterOptions {
   /** Shared with another tester: two instances of Convene over one bus and clock. */
   bus?: SignalingBus;
   scheduler?: FakeScheduler;
+  /** A real database for modules that write one (a ban); without it any use fails. */
+  db?: Kysely<DB>;
 }
 
 /** Modules of these namespaces see commands before `join`; the connection refuses others. */
@@ -167,16 +179,18 @@ export class ModuleTester {
   /** This tester and its siblings: the instances whose hubs together make up each room. */
   private family = new Set<ModuleTester>([this]);
   private defaultRoom?: RoomContext;
+  private readonly db?: Kysely<DB>;
 
   constructor(options: ModuleTesterOptions = {}) {
     this.scheduler = options.scheduler ?? new FakeScheduler();
+    this.db = options.db;
     this.bus = options.bus ?? createLocalBus();
     this.ownsBus = options.bus === undefined;
     const logger = pino({ level: 'silent' });
     const byNamespace = new Map<string, SignalingModule>();
     const deps: ModuleDeps = {
       config: this.config,
-      db: noDatabase,
+      db: options.db ?? noDatabase,
       bus: this.bus,
       hubs: () => this.hubs,
       scheduler: this.scheduler,
@@ -194,7 +208,7 @@ export class ModuleTester {
 
   /** Another Convene instance over the same bus and clock (its own hubs and modules). */
   sibling(options: Omit<ModuleTesterOptions, 'bus' | 'scheduler'> = {}): ModuleTester {
-    const sibling = new ModuleTester({ ...options, bus: this.bus, scheduler: this.scheduler });
+    const sibling = new ModuleTester({ ...options, bus: this.bus, scheduler: this.scheduler, ...(this.db ? { db: this.db } : {}) });
     sibling.family = this.family;
     this.family.add(sibling);
     return sibling;
@@ -225,7 +239,7 @@ export class ModuleTester {
       id,
       who:
         options.resumes?.participant.who ??
-        (kind === 'user' ? { kind, userId: randomUUID() } : kind === 'guest' ? { kind, inviteCode: randomUUID() } : { kind, sipId: id }),
+        (kind === 'user' ? { kind, userId: options.userId ?? randomUUID() } : kind === 'guest' ? { kind, inviteCode: randomUUID() } : { kind, sipId: id }),
       kind,
       role: options.role ?? options.resumes?.participant.role ?? (kind === 'user' ? 'user' : 'guest'),
       isRoomOwner: options.isRoomOwner ?? false,
@@ -236,6 +250,10 @@ export class ModuleTester {
       deliver: (to, namespace, payload) => this.record(to, namespace, payload),
       closed: (closing) => {
         this.depart(closing, 'quit').catch((err: unknown) => this.violations.push(err as Error));
+      },
+      enqueue: (target, task) => {
+        if (!target.socketOpen) return; // closing: the connection drops it too
+        this.enqueue(target, async () => (target.socketOpen ? task() : undefined)).catch((err: unknown) => this.violations.push(err as Error));
       },
     });
     if (options.displayName !== undefined) session.displayName = options.displayName;

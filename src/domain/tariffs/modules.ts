@@ -1,7 +1,7 @@
 /**
  * The signaling modules Convene runs, each with the features a tariff can switch off
  * (`"<module>::<feature>"` in `disabled_features`). A tariff's `enabled_modules` are these minus its
- * `disabled_modules`. A new module (chat, issue 9) is one more entry here.
+ * `disabled_modules`. A new module is one more entry here.
  */
 export interface SignalingModuleDefinition {
   readonly id: string;
@@ -13,4 +13,5 @@ export const SIGNALING_MODULES: readonly SignalingModuleDefinition[] = [
   { id: 'echo', features: [] },
   { id: 'moderation', features: [] },
   { id: 'timer', features: [] },
+  { id: 'chat', features: [] },
 ];

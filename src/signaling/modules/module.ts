@@ -17,12 +17,17 @@ import type { RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Session } from '../session.js';
 import type { RoomMessage } from '../bus/signaling-bus.js';
+import type { Member } from './control/membership-store.js';
 
 /** A validated command's payload: `{action, ...}` as the namespace's schema allows. */
 export type CommandPayload = { action: string } & Record<string, unknown>;
 
-/** Why a participant left the room (the `left` event's `reason`). */
-export type LeaveReason = 'quit' | 'timeout';
+/**
+ * Why a participant left the room (the `left` event's `reason`): its socket closed (`quit`), it
+ * stopped answering (`timeout`), or a moderator removed it (`kicked`, also by a debriefing;
+ * `banned`; `sent_to_waiting_room`).
+ */
+export type LeaveReason = 'quit' | 'timeout' | 'kicked' | 'banned' | 'sent_to_waiting_room';
 
 export interface SignalingModule {
   readonly namespace: string;
@@ -39,7 +44,10 @@ export interface SignalingModule {
   participantLeft?(session: Session, hub: RoomHub, info: { roomEmpty: boolean }): Promise<void>;
   /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
   onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
-  /** True when a local session in the message's audience should not get it after all (a duplicate). */
+  /**
+   * True when a local session in the message's audience should not get it after all: a duplicate,
+   * or an order for the instances (a moderator's command the target's instance carries out).
+   */
   withholds?(session: Session, message: RoomMessage): boolean;
   /** The first local session of a room arrived on this instance / the last one left. */
   hubOpened?(hub: RoomHub): Promise<void>;
@@ -64,10 +72,15 @@ export interface ModuleDeps {
 export interface ControlModule extends SignalingModule {
   readonly namespace: 'control';
   /**
-   * The socket closed: leave the room (or the waiting room), tell the others (`left`, or the
-   * moderators `left_waiting_room`), then let every module clean up (`participantLeft`).
+   * The socket closed, or a moderator removed the participant: leave the room (or the waiting room),
+   * tell the others (`left` with `reason`, or the moderators `left_waiting_room`), then let every
+   * module clean up (`participantLeft`).
    */
   disconnect(session: Session, hub: RoomHub, reason: LeaveReason): Promise<void>;
   /** Publishes `update` (the joined participant as it is now, with every module's peer data) to the others. */
   publishUpdate(session: Session, hub: RoomHub): Promise<void>;
+  /** Lowers the joined session's raised hand (the others get `update`); call it in the session's order. */
+  lowerHand(session: Session, hub: RoomHub): Promise<void>;
+  /** A member of the room as the membership store has it, or undefined when it is not in the room (on any instance). */
+  member(roomId: string, participantId: string): Promise<Member | undefined>;
 }

@@ -48,7 +48,16 @@ describe('join', () => {
       closes_at: null,
       tariff,
       participants: [],
-      moderation: { waiting_room_enabled: false, waiting_room_participants: [] },
+      chat: {
+        enabled: true,
+        room_history: [],
+        groups_history: [],
+        private_history: [],
+        last_seen_timestamp_global: null,
+        last_seen_timestamps_group: {},
+        last_seen_timestamps_private: {},
+      },
+      moderation: { raise_hands_enabled: true, waiting_room_enabled: false, waiting_room_participants: [] },
     });
     await alice.expectNothing(undefined, undefined, 100);
   });
@@ -69,9 +78,9 @@ describe('join', () => {
       ['guest', false],
     ]);
     expect([called.role, called.is_room_owner]).toEqual(['guest', false]);
-    // the moderation data is for moderators only
-    expect(mona.joinSuccess.moderation).toEqual({ waiting_room_enabled: false, waiting_room_participants: [] });
-    for (const other of [ulla.joinSuccess, gus.joinSuccess, called]) expect(other).not.toHaveProperty('moderation');
+    // the waiting room is for moderators only
+    expect(mona.joinSuccess.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: false, waiting_room_participants: [] });
+    for (const other of [ulla.joinSuccess, gus.joinSuccess, called]) expect(other.moderation).toEqual({ raise_hands_enabled: true });
     expect(gus.joinSuccess).not.toHaveProperty('avatar_url');
 
     // each newcomer sees those who came before it, oldest first, never itself

@@ -114,8 +114,8 @@ describe('signaling frames', () => {
 
     it('answers a namespace no module has with invalid_namespace', async () => {
       const client = await connected();
-      client.command('chat', 'set_last_seen_timestamp', { timestamp: '2026-05-04T09:30:00Z' });
-      expect(await nextError(client)).toEqual({ message: 'error', error: 'invalid_namespace', details: { namespace: 'chat' } });
+      client.command('polls', 'start', { topic: 'Lunch?' });
+      expect(await nextError(client)).toEqual({ message: 'error', error: 'invalid_namespace', details: { namespace: 'polls' } });
       client.command('constructor', 'ping');
       expect(await nextError(client)).toMatchObject({ error: 'invalid_namespace', details: { namespace: 'constructor' } });
       await expectUsable(client);

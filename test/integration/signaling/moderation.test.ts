@@ -44,7 +44,7 @@ describe('the waiting room', () => {
   it('holds a guest until a moderator accepts it; then it enters and the room sees it join', async () => {
     const { moderator, guest, invitee } = await room();
     const alice = await join(moderator, 'Alice');
-    expect(alice.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [] });
+    expect(alice.joinSuccess.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [] });
 
     const gus = await wait(guest, '  Gus ');
     const arrived = (await alice.next('moderation', 'joined_waiting_room')).payload;
@@ -67,7 +67,7 @@ describe('the waiting room', () => {
     // a moderator invitee skips the waiting room, and finds the waiting guest in its join_success
     const mona = await join(await invitee('moderator'), 'Mona');
     const { message: _, ...waiting } = arrived;
-    expect(mona.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [waiting] });
+    expect(mona.joinSuccess.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [waiting] });
     expect(mona.joinSuccess.participants.map((p) => p.id)).toEqual([alice.joinSuccess.id]);
     expect((await alice.next('control', 'joined')).payload.id).toBe(mona.joinSuccess.id);
 
@@ -86,7 +86,7 @@ describe('the waiting room', () => {
     gus.command('control', 'enter_room');
     const entered = (await gus.next()).payload;
     expect(entered).toMatchObject({ message: 'join_success', id: arrived.id, display_name: 'Gus', role: 'guest' });
-    expect(entered).not.toHaveProperty('moderation');
+    expect(entered.moderation).toEqual({ raise_hands_enabled: true });
     expect(entered.participants.map((p: { id: string }) => p.id)).toEqual([alice.joinSuccess.id, mona.joinSuccess.id]);
     for (const client of [alice, mona]) {
       const joined = (await client.next('control', 'joined')).payload;
@@ -150,7 +150,7 @@ describe('the waiting room', () => {
     const withWaiting = await room();
     await join(moderator, 'Alice');
     const ulla = await join(await invitee('user'), 'Ulla');
-    expect(ulla.joinSuccess).not.toHaveProperty('moderation');
+    expect(ulla.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
     ulla.command('moderation', 'accept', { target: randomUUID() });
     expect((await ulla.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
 
@@ -200,7 +200,7 @@ describe('the waiting room', () => {
     await alice.expectNothing('control', 'left');
 
     const mona = await join(moderator, 'Alice again');
-    expect(mona.joinSuccess.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [] });
+    expect(mona.joinSuccess.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [] });
   });
 
   it('keeps each room to itself', async () => {

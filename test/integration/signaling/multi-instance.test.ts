@@ -157,7 +157,7 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
 
     // a moderator arriving later on the other instance sees the waiting guest too
     const carol = await join(two, moderator, 'Carol');
-    expect(idsOf(carol.joinSuccess.moderation!.waiting_room_participants)).toEqual([waiting.id]);
+    expect(idsOf(carol.joinSuccess.moderation!.waiting_room_participants!)).toEqual([waiting.id]);
     expect((await alice.next('control', 'joined')).payload.id).toBe(carol.joinSuccess.id);
 
     bob.command('control', 'enter_room');

@@ -12,7 +12,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createControlModule } from '../../../src/signaling/modules/control/control.module.js';
 import type { MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
 import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
-import { memberRecord } from '../../../src/signaling/modules/control/participant-view.js';
+import { memberOf } from '../../../src/signaling/modules/control/participant-view.js';
 import { createTimeLimit } from '../../../src/signaling/modules/control/time-limit.js';
 import { createModerationModule } from '../../../src/signaling/modules/moderation/moderation.module.js';
 import type { ControlModule, SignalingModule } from '../../../src/signaling/modules/module.js';
@@ -115,7 +115,7 @@ describe("the room's time limit", () => {
     alice.joinedAt = new Date(T0).toISOString();
     await tester.connect(alice);
     // the room emptied and began again 30 s later, on another instance: its end moved
-    await membership.join(room.roomId, memberRecord(alice), undefined, T0 + 30_000);
+    await membership.join(room.roomId, memberOf(alice), undefined, T0 + 30_000);
     limit.arm(room, T0 + 60_000);
 
     await tester.advance(60_000); // the first end: the check reads the start time
@@ -276,7 +276,7 @@ describe('an arrival on its way while the joiner reads who is there', () => {
     await letGo();
     await tester.flush();
     const [success] = tester.payloads(max, 'control');
-    expect(success!.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
+    expect(success!.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
     expect(tester.payloads(max, 'moderation')).toEqual([]);
     expect(tester.payloads(mona, 'moderation')).toEqual([expect.objectContaining({ message: 'joined_waiting_room', id: gus.id })]);
 
@@ -314,7 +314,7 @@ describe('arrivals reaching a joiner while its join is held up', () => {
 
     const [success, ...rest] = tester.payloads(slow);
     expect((success!.participants as Array<{ id: string }>).map((p) => p.id).sort()).toEqual([mona.id, alice.id].sort());
-    expect(success!.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
+    expect(success!.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
     expect(rest).toEqual([]);
     expect(tester.payloads(mona).map((event) => [event.message, event.id])).toEqual([
       ['joined', alice.id],
@@ -372,7 +372,7 @@ describe('entering the waiting room', () => {
     expect([tester.payloads(gus), gus.state]).toEqual([[], 'connected']);
     failing.clear();
     await tester.join(mona);
-    expect(tester.payloads(mona, 'control')[0]!.moderation).toEqual({ waiting_room_enabled: true, waiting_room_participants: [] });
+    expect(tester.payloads(mona, 'control')[0]!.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [] });
 
     await tester.join(gus);
     expect(tester.payloads(gus)).toEqual([{ message: 'in_waiting_room' }]);

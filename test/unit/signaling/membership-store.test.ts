@@ -5,10 +5,19 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import type { MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
+import type { Member, MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
 import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
 import { createRedisMembershipStore } from '../../../src/signaling/modules/control/membership.redis.js';
-import { byId, describeRoomStore, guestRecord as member, T0 } from '../../support/room-stores.js';
+import { byId, describeRoomStore, guestRecord, T0 } from '../../support/room-stores.js';
+
+/** A guest member (a new id each time), joined at T0. */
+const member = (name: string): Member => ({ record: guestRecord(name) });
+/** A registered user's member, with its user id. */
+const userMember = (name: string): Member => {
+  const { record } = member(name);
+  return { record: { ...record, control: { ...record.control, role: 'user', participation_kind: 'user' } }, userId: randomUUID() };
+};
+const recordsOf = (...members: Member[]) => byId(members.map((m) => m.record));
 
 /** The cases, for two stores over the same state (the same store twice in process). */
 function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
@@ -20,7 +29,42 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
     expect(await store.join(roomId, ada, undefined, T0)).toEqual({ joined: true, startedAtMs: T0 });
     expect(await other.join(roomId, bob, undefined, T0 + 5_000)).toEqual({ joined: true, startedAtMs: T0 });
     expect(await other.startedAt(roomId)).toBe(T0);
-    expect(byId(await store.members(roomId))).toEqual(byId([ada, bob]));
+    expect(byId(await store.members(roomId))).toEqual(recordsOf(ada, bob));
+  });
+
+  it("keeps a user's id beside its record, and shows it to no one listing the members", async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ulla, gus] = [userMember('Ulla'), member('Gus')];
+    await store.join(roomId, ulla, undefined, T0);
+    await store.join(roomId, gus, undefined, T0);
+    expect(await other.member(roomId, ulla.record.id)).toEqual(ulla);
+    expect(await other.member(roomId, gus.record.id)).toEqual(gus);
+    expect(await other.member(roomId, randomUUID())).toBeUndefined();
+    expect(byId(await other.members(roomId))).toEqual(recordsOf(ulla, gus));
+    await store.leave(roomId, ulla.record.id);
+    await store.leave(roomId, gus.record.id);
+  });
+
+  it("replaces a member's record while it is in the room, and never brings one back that has left", async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ulla, gus] = [userMember('Ulla'), member('Gus')];
+    await store.join(roomId, ulla, undefined, T0);
+    await store.join(roomId, gus, undefined, T0);
+    const raised: Member = { ...ulla, record: { ...ulla.record, control: { ...ulla.record.control, hand_is_up: true, role: 'moderator' } } };
+    await other.update(roomId, raised);
+    expect(await store.member(roomId, ulla.record.id)).toEqual(raised);
+    expect(byId(await store.members(roomId))).toEqual(recordsOf(raised, gus));
+
+    await store.leave(roomId, ulla.record.id);
+    await other.update(roomId, raised);
+    expect(await store.member(roomId, ulla.record.id)).toBeUndefined();
+    expect(await store.members(roomId)).toEqual([gus.record]);
+    await store.leave(roomId, gus.record.id);
+    await other.update(roomId, gus); // in an empty room: nothing comes back
+    expect(await store.members(roomId)).toEqual([]);
+    expect(await store.startedAt(roomId)).toBeUndefined();
   });
 
   it('refuses a join when `limit` others are in, and takes it again once one has left', async () => {
@@ -32,12 +76,12 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
     expect(await store.join(roomId, cid, 2, T0)).toEqual({ joined: false, reason: 'participant_limit_reached' });
     expect(await other.members(roomId)).toHaveLength(2);
     // a member already in the room is no newcomer: its record is replaced
-    const renamed = { ...bob, control: { ...bob.control, display_name: 'Bobby' } };
+    const renamed: Member = { record: { ...bob.record, control: { ...bob.record.control, display_name: 'Bobby' } } };
     expect((await store.join(roomId, renamed, 2, T0)).joined).toBe(true);
-    expect(byId(await store.members(roomId))).toEqual(byId([ada, renamed]));
-    await other.leave(roomId, ada.id);
+    expect(byId(await store.members(roomId))).toEqual(recordsOf(ada, renamed));
+    await other.leave(roomId, ada.record.id);
     expect((await store.join(roomId, cid, 2, T0)).joined).toBe(true);
-    expect(byId(await other.members(roomId))).toEqual(byId([renamed, cid]));
+    expect(byId(await other.members(roomId))).toEqual(recordsOf(renamed, cid));
   });
 
   it('lets nobody in with a limit of 0', async () => {
@@ -54,14 +98,14 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
     const [ada, bob] = [member('Ada'), member('Bob')];
     await store.join(roomId, ada, undefined, T0);
     await other.join(roomId, bob, undefined, T0);
-    expect(await other.leave(roomId, ada.id)).toEqual({ removed: true, remaining: 1 });
-    expect(await store.leave(roomId, ada.id)).toEqual({ removed: false, remaining: 1 });
+    expect(await other.leave(roomId, ada.record.id)).toEqual({ removed: true, remaining: 1 });
+    expect(await store.leave(roomId, ada.record.id)).toEqual({ removed: false, remaining: 1 });
     expect(await store.startedAt(roomId)).toBe(T0);
-    expect(await store.leave(roomId, bob.id)).toEqual({ removed: true, remaining: 0 });
+    expect(await store.leave(roomId, bob.record.id)).toEqual({ removed: true, remaining: 0 });
     expect(await other.startedAt(roomId)).toBeUndefined();
     expect(await other.members(roomId)).toEqual([]);
     expect(await other.join(roomId, ada, undefined, T0 + 60_000)).toEqual({ joined: true, startedAtMs: T0 + 60_000 });
-    await store.leave(roomId, ada.id);
+    await store.leave(roomId, ada.record.id);
   });
 
   it('keeps rooms apart', async () => {
@@ -70,11 +114,12 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
     const [ada, bob] = [member('Ada'), member('Bob')];
     await store.join(first, ada, 1, T0);
     expect(await other.join(second, bob, 1, T0 + 1)).toEqual({ joined: true, startedAtMs: T0 + 1 });
-    expect(await store.members(first)).toEqual([ada]);
-    expect(await store.members(second)).toEqual([bob]);
-    expect(await other.leave(second, ada.id)).toEqual({ removed: false, remaining: 1 });
-    await store.leave(first, ada.id);
-    await other.leave(second, bob.id);
+    expect(await store.members(first)).toEqual([ada.record]);
+    expect(await store.members(second)).toEqual([bob.record]);
+    expect(await other.member(second, ada.record.id)).toBeUndefined();
+    expect(await other.leave(second, ada.record.id)).toEqual({ removed: false, remaining: 1 });
+    await store.leave(first, ada.record.id);
+    await other.leave(second, bob.record.id);
   });
 
   it('lets exactly `limit` of many concurrent joins from both instances in', async () => {
@@ -95,7 +140,7 @@ describeRoomStore('membership store', { local: createLocalMembershipStore, redis
     const ada = member('Ada');
     await store().join(roomId, ada, 5, T0);
     expect(await look().exists(`convene:signaling:room:${roomId}:members`, `convene:signaling:room:${roomId}:started_at`)).toBe(2);
-    await store().leave(roomId, ada.id);
+    await store().leave(roomId, ada.record.id);
     expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
   });
 });

@@ -72,6 +72,24 @@ function waitingRoomContract(stores: () => [WaitingRoomStore, WaitingRoomStore])
     await store.remove(roomId, bob.id);
   });
 
+  it("takes back one participant's acceptance (a moderator removed it), and no other's", async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ada, bob] = [waiter('Ada'), waiter('Bob')];
+    await store.add(roomId, ada);
+    await store.add(roomId, bob);
+    await store.accept(roomId, ada.id);
+    await store.accept(roomId, bob.id);
+    await other.unaccept(roomId, ada.id);
+    expect(await store.isAccepted(roomId, ada.id)).toBe(false);
+    expect(await store.isAccepted(roomId, bob.id)).toBe(true);
+    await other.unaccept(roomId, ada.id); // again, or never accepted: nothing to take back
+    await other.unaccept(roomId, randomUUID());
+    expect(await other.isAccepted(roomId, bob.id)).toBe(true);
+    await store.unaccept(roomId, bob.id);
+    expect(await other.isAccepted(roomId, bob.id)).toBe(false);
+  });
+
   it('keeps rooms apart', async () => {
     const [store, other] = stores();
     const [first, second] = [randomUUID(), randomUUID()];
@@ -97,6 +115,15 @@ describeRoomStore('waiting-room store', { local: createLocalWaitingRoomStore, re
     expect(await look().smembers(`convene:signaling:room:${roomId}:accepted`)).toEqual([ada.id]);
     await store().remove(roomId, bob.id);
     await store().forgetAccepted(roomId);
+    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+  });
+
+  it('leaves no key behind once the last acceptance is taken back', async () => {
+    const roomId = randomUUID();
+    const ada = waiter('Ada');
+    await store().add(roomId, ada);
+    await store().accept(roomId, ada.id);
+    await store().unaccept(roomId, ada.id);
     expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
   });
 });

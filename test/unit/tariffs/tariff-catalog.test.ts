@@ -44,13 +44,14 @@ describe('createTariffCatalog', () => {
       id: tariffIdFor('pro'),
       name: 'pro',
       quotas: { max_storage: 4_294_967_295, room_time_limit_secs: 0 },
-      enabled_modules: ['control', 'echo', 'moderation', 'timer'],
+      enabled_modules: ['control', 'echo', 'moderation', 'timer', 'chat'],
       disabled_features: [],
       modules: [
         { id: 'control', features: [] },
         { id: 'echo', features: [] },
         { id: 'moderation', features: [] },
         { id: 'timer', features: [] },
+        { id: 'chat', features: [] },
       ],
     });
     expect(SIGNALING_MODULES.map((module) => module.id)).toEqual(pro?.enabled_modules);
@@ -59,8 +60,8 @@ describe('createTariffCatalog', () => {
   it('leaves disabled modules out of enabled_modules and modules', () => {
     const basic = createTariffCatalog(config).forUser({ tariff_name: 'basic' });
     expect(basic.name).toBe('basic');
-    expect(basic.enabled_modules).toEqual(['control', 'echo', 'moderation']);
-    expect(basic.modules.map((module) => module.id)).toEqual(['control', 'echo', 'moderation']);
+    expect(basic.enabled_modules).toEqual(['control', 'echo', 'moderation', 'chat']);
+    expect(basic.modules.map((module) => module.id)).toEqual(['control', 'echo', 'moderation', 'chat']);
   });
 
   it('removes disabled features from their module and lists them once', () => {
@@ -126,7 +127,7 @@ describe('configuration of tariff quotas', () => {
     expect(catalog.forUser({ tariff_name: null })).toMatchObject({
       name: 'default',
       quotas: {},
-      enabled_modules: ['control', 'echo', 'moderation', 'timer'],
+      enabled_modules: ['control', 'echo', 'moderation', 'timer', 'chat'],
     });
   });
 });

@@ -1,32 +1,44 @@
 /**
  * The `control` namespace: joining the room and leaving it (design.md §6, reference opentalk.md
- * §5). `join` names the participant and puts it into the room, or into the waiting room (the
- * moderation module's part); `enter_room` lets an accepted participant in. Entering takes a place
- * in the room's membership (atomically against the tariff's `room_participant_limit`), tells the
- * others `joined` and then answers `join_success` with the room as it is (a failure before that
- * gives the place back, so the connection's `internal_error` means nothing changed); a closed
- * socket takes the participant out again (`left`) and lets every module clean up.
+ * §5), raised hands and the moderator role. `join` names the participant and puts it into the room,
+ * or into the waiting room (the moderation module's part); `enter_room` lets an accepted participant
+ * in. Entering takes a place in the room's membership (atomically against the tariff's
+ * `room_participant_limit`), tells the others `joined` and then answers `join_success` with the room
+ * as it is (a failure before that gives the place back, so the connection's `internal_error` means
+ * nothing changed); a closed socket, or a moderator's removal, takes the participant out again
+ * (`left` with its reason) and lets every module clean up. Hands and roles: hands.ts, roles.ts.
  *
- * The connection runs a socket's commands and, at last, its departure one after another, so the
- * session's state is always the outcome of the previous step.
+ * The connection runs a socket's commands, the tasks queued for it (a moderator's orders) and, at
+ * last, its departure one after another, so the session's state is always the outcome of the
+ * previous step.
  *
  * Who may send what: `join` — once, on a new socket (else `already_joined`); `enter_room` — only
- * after a moderator's `accept` (else `not_accepted_or_not_in_waiting_room`).
+ * after a moderator's `accept` (else `not_accepted_or_not_in_waiting_room`); `raise_hand`,
+ * `lower_hand` — anyone in the room; `grant_moderator_role`, `revoke_moderator_role` — moderators
+ * in the room (else `insufficient_permissions`); the last four before entering: `not_yet_joined`.
  */
-import type { ControlJoinCommand } from '../../../../generated/signaling/types.js';
+import type {
+  ControlGrantModeratorRoleCommand,
+  ControlJoinCommand,
+  ControlRevokeModeratorRoleCommand,
+} from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import { isModerationModule } from '../moderation/moderation.module.js';
 import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
 import { listedRecently } from '../listed-recently.js';
+import type { ControlContext, ControlError } from './control-context.js';
+import { createHands } from './hands.js';
 import { createLocalMembershipStore } from './membership.local.js';
 import { createRedisMembershipStore } from './membership.redis.js';
-import { byJoinTime, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
+import { byJoinTime, memberOf, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
+import { createRoles } from './roles.js';
 import { createTimeLimit } from './time-limit.js';
 
-type ControlError = 'already_joined' | 'invalid_username' | 'not_accepted_or_not_in_waiting_room';
-
 const MAX_DISPLAY_NAME = 100;
+
+/** Commands of a participant in the room only (before entering it: `not_yet_joined`). */
+const IN_ROOM = new Set(['raise_hand', 'lower_hand', 'grant_moderator_role', 'revoke_moderator_role']);
 
 export function createControlModule(deps: ModuleDeps): ControlModule {
   const membership = deps.redis ? createRedisMembershipStore(deps.redis) : createLocalMembershipStore();
@@ -42,6 +54,16 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     const moderation = deps.modules().get('moderation');
     return isModerationModule(moderation) && session.room.tariff.enabled_modules.includes('moderation') ? moderation : undefined;
   }
+
+  async function publishUpdate(session: Session, hub: RoomHub) {
+    if (session.state !== 'joined') return;
+    const view = await viewOf(roomModules(deps, session.room), session.room.roomId, memberRecord(session));
+    await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
+  }
+
+  const context: ControlContext = { membership, moderationOf, publishUpdate, fail, now: nowIso };
+  const hands = createHands(context);
+  const roles = createRoles(context);
 
   async function join(session: Session, command: ControlJoinCommand['payload'], hub: RoomHub) {
     if (session.state !== 'connected') return fail(session, 'already_joined');
@@ -64,12 +86,13 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     const { room, participant } = session;
     const previous = session.state;
     session.joinedAt = nowIso();
-    const record = memberRecord(session);
+    const member = memberOf(session);
+    const { record } = member;
     hub.hold(session);
     session.state = 'joined';
     let closesAtMs: number | undefined;
     try {
-      const outcome = await membership.join(room.roomId, record, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
+      const outcome = await membership.join(room.roomId, member, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
       if (!outcome.joined) {
         hub.drop(session);
         session.state = previous;
@@ -128,6 +151,9 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     const left = await membership.leave(roomId, id).catch((err: unknown) => {
       deps.logger.error({ err, roomId, participantId: id }, 'a member was not removed from the room');
     });
+    // out of the room, nobody's hand is up (one sent to the waiting room may come back)
+    session.handIsUp = undefined;
+    session.handUpdatedAt = undefined;
     try {
       await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
     } finally {
@@ -156,8 +182,16 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
         case 'enter_room':
           if (session.state !== 'accepted') return fail(session, 'not_accepted_or_not_in_waiting_room');
           return enterRoom(session, hub);
+      }
+      if (!IN_ROOM.has(command.action)) throw new Error(`control has no command ${command.action}`);
+      if (session.state !== 'joined') return fail(session, 'not_yet_joined');
+      switch (command.action) {
+        case 'raise_hand':
+          return hands.raise(session, hub);
+        case 'lower_hand':
+          return hands.lower(session, hub);
         default:
-          throw new Error(`control has no command ${command.action}`);
+          return roles.command(session, command as ControlGrantModeratorRoleCommand['payload'] | ControlRevokeModeratorRoleCommand['payload'], hub);
       }
     },
 
@@ -169,14 +203,19 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
       }
     },
 
-    async publishUpdate(session, hub) {
-      if (session.state !== 'joined') return;
-      const view = await viewOf(roomModules(deps, session.room), session.room.roomId, memberRecord(session));
-      await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
+    publishUpdate,
+
+    lowerHand: (session, hub) => hands.lower(session, hub),
+
+    member: (roomId, participantId) => membership.member(roomId, participantId),
+
+    // a role order reaches the target's instance: carried out in the target session's order
+    onRoomMessage(hub, message) {
+      if (roles.isOrder(message)) roles.carryOut(hub, message);
     },
 
     withholds(session, message) {
-      return listed.withholds(session, message.payload);
+      return roles.isOrder(message) || listed.withholds(session, message.payload);
     },
 
     hubClosed(hub) {

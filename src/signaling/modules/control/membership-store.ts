@@ -1,17 +1,24 @@
 /**
  * Who is in a room, on every instance: each joined participant's record (as `join_success` lists
- * it to later joiners) and the time the room's session began (the first join since it was last
- * empty; `closes_at` counts from it). The in-process store serves one instance; the Redis store
- * makes one room of the participants of every instance, with the participant limit checked and
- * the member added in one atomic step, so concurrent joins on two instances cannot both take the
- * last place.
+ * it to later joiners, kept up to date as hands go up and roles change) with a registered user's id
+ * (never shown to anyone; a ban needs it), and the time the room's session began (the first join
+ * since it was last empty; `closes_at` counts from it). The in-process store serves one instance;
+ * the Redis store makes one room of the participants of every instance, with the participant limit
+ * checked and the member added in one atomic step, so concurrent joins on two instances cannot both
+ * take the last place.
  *
  * Crash cleanup (records of an instance that died with participants) is left for later.
  */
 import type { Participant } from '../../../../generated/signaling/types.js';
 
-/** A member as stored: the Participant without the other modules' peer data (asked for when needed). */
+/** A member as the others see it: the Participant without the other modules' peer data (asked for when needed). */
 export type MemberRecord = Pick<Participant, 'id' | 'control'>;
+
+/** A member as stored: its record, and the user id of a registered user. */
+export interface Member {
+  record: MemberRecord;
+  userId?: string;
+}
 
 export type JoinOutcome =
   | { joined: true; /** when the room's session began (ms since the epoch) */ startedAtMs: number }
@@ -22,10 +29,14 @@ export interface MembershipStore {
    * Adds (or replaces) a member unless `limit` members other than this one are already in the
    * room; the first member of an empty room sets its start time to `nowMs`.
    */
-  join(roomId: string, member: MemberRecord, limit: number | undefined, nowMs: number): Promise<JoinOutcome>;
+  join(roomId: string, member: Member, limit: number | undefined, nowMs: number): Promise<JoinOutcome>;
+  /** Replaces the member's record while it is in the room; one that has left stays out. */
+  update(roomId: string, member: Member): Promise<void>;
   /** Removes a member; `remaining` counts the others. The last one out clears the start time. */
   leave(roomId: string, participantId: string): Promise<{ removed: boolean; remaining: number }>;
   members(roomId: string): Promise<MemberRecord[]>;
+  /** One member, or undefined when it is not in the room. */
+  member(roomId: string, participantId: string): Promise<Member | undefined>;
   /** When the room's current session began; undefined while the room is empty. */
   startedAt(roomId: string): Promise<number | undefined>;
 }

@@ -1,8 +1,8 @@
 /** The in-process membership store: one instance only (without Redis). */
-import type { MemberRecord, MembershipStore } from './membership-store.js';
+import type { Member, MembershipStore } from './membership-store.js';
 
 interface LocalRoom {
-  members: Map<string, MemberRecord>;
+  members: Map<string, Member>;
   startedAtMs: number;
 }
 
@@ -12,12 +12,17 @@ export function createLocalMembershipStore(): MembershipStore {
   return {
     async join(roomId, member, limit, nowMs) {
       const room = rooms.get(roomId) ?? { members: new Map(), startedAtMs: nowMs };
-      if (limit !== undefined && !room.members.has(member.id) && room.members.size >= limit) {
+      const { id } = member.record;
+      if (limit !== undefined && !room.members.has(id) && room.members.size >= limit) {
         return { joined: false, reason: 'participant_limit_reached' };
       }
-      room.members.set(member.id, structuredClone(member));
+      room.members.set(id, structuredClone(member));
       rooms.set(roomId, room);
       return { joined: true, startedAtMs: room.startedAtMs };
+    },
+    async update(roomId, member) {
+      const members = rooms.get(roomId)?.members;
+      if (members?.has(member.record.id)) members.set(member.record.id, structuredClone(member));
     },
     async leave(roomId, participantId) {
       const room = rooms.get(roomId);
@@ -27,7 +32,11 @@ export function createLocalMembershipStore(): MembershipStore {
       return { removed, remaining };
     },
     async members(roomId) {
-      return [...(rooms.get(roomId)?.members.values() ?? [])].map((member) => structuredClone(member));
+      return [...(rooms.get(roomId)?.members.values() ?? [])].map((member) => structuredClone(member.record));
+    },
+    async member(roomId, participantId) {
+      const member = rooms.get(roomId)?.members.get(participantId);
+      return member && structuredClone(member);
     },
     async startedAt(roomId) {
       return rooms.get(roomId)?.startedAtMs;

@@ -1,35 +1,49 @@
 /**
  * How a participant looks to the others (the contract's Participant): its control data, built from
- * its session, and the peer data of every module the room's tariff enables, each under its
- * namespace. Used for `join_success`'s list, `joined`, `update` and the waiting room.
+ * its session (its hand and role as they are now), and the peer data of every module the room's
+ * tariff enables, each under its namespace. Used for `join_success`'s list, `joined`, `update` and
+ * the waiting room, and for what the membership store keeps of it.
  */
 import type { ParticipantControl } from '../../../../generated/signaling/types.js';
 import type { RoomContext } from '../../room-context.js';
 import type { Session } from '../../session.js';
 import type { ModuleDeps, SignalingModule } from '../module.js';
-import type { MemberRecord } from './membership-store.js';
+import type { Member, MemberRecord } from './membership-store.js';
 
 /** A Participant: `{id, control, <namespace>: peer data …}`. */
 export type ParticipantView = MemberRecord & Record<string, unknown>;
 
-/** The session's control data, once `join` has set its display name and join time. */
-function participantControl(session: Session): ParticipantControl {
+/** What a participant's own changes touch (its session fields of the same names). */
+export type ControlChange = Partial<Pick<Session, 'role' | 'handIsUp' | 'handUpdatedAt'>>;
+
+/** The session's control data (with `change` made), once `join` has set its display name and join time. */
+function participantControl(session: Session, change: ControlChange): ParticipantControl {
   const { displayName, joinedAt } = session;
   if (displayName === undefined || joinedAt === undefined) throw new Error('a participant has control data only after join');
+  const { role, handIsUp, handUpdatedAt } = { role: session.role, handIsUp: session.handIsUp, handUpdatedAt: session.handUpdatedAt, ...change };
   return {
     display_name: displayName,
-    role: session.role,
+    role,
     ...(session.avatarUrl !== undefined ? { avatar_url: session.avatarUrl } : {}),
     participation_kind: session.participant.kind,
-    hand_is_up: false,
+    hand_is_up: handIsUp ?? false,
     joined_at: joinedAt,
     left_at: null,
-    hand_updated_at: joinedAt,
+    hand_updated_at: handUpdatedAt ?? joinedAt,
     is_room_owner: session.participant.isRoomOwner,
   };
 }
 
-export const memberRecord = (session: Session): MemberRecord => ({ id: session.participant.id, control: participantControl(session) });
+export const memberRecord = (session: Session, change: ControlChange = {}): MemberRecord => ({
+  id: session.participant.id,
+  control: participantControl(session, change),
+});
+
+/** The session as the membership store keeps it: its record (with `change` made) and a registered user's id. */
+export function memberOf(session: Session, change: ControlChange = {}): Member {
+  const { who } = session.participant;
+  return { record: memberRecord(session, change), ...(who.kind === 'user' ? { userId: who.userId } : {}) };
+}
 
 /** Oldest first, so every participant sees the list in the same order. */
 export function byJoinTime(records: MemberRecord[]): MemberRecord[] {

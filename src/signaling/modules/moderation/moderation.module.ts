@@ -1,28 +1,44 @@
 /**
- * The `moderation` namespace: the waiting room (design.md §6, reference opentalk.md §5.4). When a
- * room has its waiting room on, `join` puts every participant who is not a moderator (and was not
- * accepted before in this room session) here instead of into the room; the moderators see them
- * arrive and leave, and a moderator's `accept` lets one of them `enter_room`. The control module
- * drives the join and the departure and calls this module for the waiting-room part.
+ * The `moderation` namespace (design.md §6, reference opentalk.md §5.4): the waiting room, and the
+ * moderators' tools (removals.ts, raised-hands.ts). When a room has its waiting room on (its
+ * setting, or a moderator turned it on until the room empties), `join` puts every participant who
+ * is not a moderator (and was not accepted before in this room session) here instead of into the
+ * room; the moderators see them arrive and leave, and a moderator's `accept` lets one of them
+ * `enter_room`. The control module drives the join and the departure and calls this module for the
+ * waiting-room part; this module calls the control module to take participants out of the room and
+ * to lower their hands.
  *
- * Who may send what: `accept` — moderators only (else `insufficient_permissions`).
+ * Who may send what: every command — moderators only (else `insufficient_permissions`).
  * Events: `in_waiting_room` to the joiner; `joined_waiting_room` and `left_waiting_room` to the
  * moderators (not the arrival of one a joining moderator's waiting list named already); `accepted`
- * to the accepted participant.
+ * to the accepted participant; the tools' events (see their files). Join data: whether hands may be
+ * raised, for everyone; the waiting room, for moderators.
  */
-import type { ModerationJoinData } from '../../../../generated/signaling/types.js';
+import type {
+  ModerationBanCommand,
+  ModerationDebriefCommand,
+  ModerationJoinData,
+  ModerationKickCommand,
+  ModerationResetRaisedHandsCommand,
+  ModerationSendToWaitingRoomCommand,
+} from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
-import type { Session } from '../../session.js';
+import type { EventPayload, Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import { byJoinTime, memberRecord } from '../control/participant-view.js';
-import type { ModuleDeps, SignalingModule } from '../module.js';
+import type { ControlModule, ModuleDeps, SignalingModule } from '../module.js';
+import type { ModerationContext, ModerationError } from './moderation-context.js';
+import { createRaisedHands } from './raised-hands.js';
+import { createRemovals } from './removals.js';
+import { createLocalRoomSettingsStore } from './room-settings.local.js';
+import { createRedisRoomSettingsStore } from './room-settings.redis.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
 import { createRedisWaitingRoomStore } from './waiting-room.redis.js';
 
-/** What the control module asks of the waiting room during a join and a departure. */
+/** What the control module asks of the moderation module during a join, a departure and a role change. */
 export interface ModerationModule extends SignalingModule {
   readonly namespace: 'moderation';
-  /** A joining session must wait: the room has a waiting room, it is no moderator and was not accepted before. */
+  /** A joining session must wait: the room has its waiting room on, it is no moderator and was not accepted before. */
   mustWait(session: Session): Promise<boolean>;
   /**
    * Puts a joining session (display name and join time set) into the waiting room: state `waiting`,
@@ -31,83 +47,154 @@ export interface ModerationModule extends SignalingModule {
   enterWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
   /** The session's socket closed while it waited or was accepted: the moderators see it go. */
   leaveWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
+  /** Whether participants of the room may raise their hands (no moderator disabled it). */
+  raiseHandsEnabled(roomId: string): Promise<boolean>;
+  /**
+   * Shows a participant just made a moderator the waiting room as a joining moderator sees it:
+   * `waiting_room_enabled` when it is on, then `joined_waiting_room` for each one waiting.
+   */
+  showWaitingRoom(session: Session): Promise<void>;
 }
 
 export function isModerationModule(module: SignalingModule | undefined): module is ModerationModule {
   return module?.namespace === 'moderation';
 }
 
-type ModerationError = 'insufficient_permissions' | 'not_in_waiting_room';
-
 export function createModerationModule(deps: ModuleDeps): ModerationModule {
-  const store = deps.redis ? createRedisWaitingRoomStore(deps.redis) : createLocalWaitingRoomStore();
+  const waitingRoom = deps.redis ? createRedisWaitingRoomStore(deps.redis) : createLocalWaitingRoomStore();
+  const settings = deps.redis ? createRedisRoomSettingsStore(deps.redis) : createLocalRoomSettingsStore();
   const fail = (session: Session, error: ModerationError) => session.send('moderation', { message: 'error', error });
-  /** Per joining moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
+  /** Per moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
   const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined_waiting_room', departure: 'left_waiting_room' });
+
+  async function enterWaitingRoom(session: Session, hub: RoomHub, answer: EventPayload) {
+    const record = memberRecord(session);
+    await waitingRoom.add(session.room.roomId, record);
+    // waiting from now on, so that an `accepted` takes effect however soon it comes; yet the
+    // moderators are told first (a failure until then takes the joiner out again and changes
+    // nothing), and what reaches the joiner meanwhile follows its answer
+    hub.hold(session);
+    session.state = 'waiting';
+    try {
+      await hub.publish({ namespace: 'moderation', payload: { message: 'joined_waiting_room', ...record }, audience: { to: 'moderators' } });
+    } catch (err) {
+      hub.drop(session);
+      session.state = 'connected';
+      await waitingRoom.remove(session.room.roomId, record.id).catch(() => undefined);
+      throw err;
+    }
+    hub.release(session, { namespace: 'moderation', payload: answer });
+  }
+
+  const context: ModerationContext = {
+    deps,
+    waitingRoom,
+    settings,
+    control: () => deps.modules().get('control') as ControlModule,
+    fail,
+    enterWaitingRoom,
+  };
+  const removals = createRemovals(context);
+  const raisedHands = createRaisedHands(context);
+
+  async function accept(session: Session, target: string, hub: RoomHub) {
+    if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
+    if (!(await waitingRoom.accept(session.room.roomId, target))) return fail(session, 'not_in_waiting_room');
+    await hub.publish({ namespace: 'moderation', payload: { message: 'accepted' }, audience: { to: 'participant', id: target } });
+    await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id: target }, audience: { to: 'moderators' } });
+  }
 
   return {
     namespace: 'moderation',
 
     async handleCommand(session, command, hub) {
-      if (command.action !== 'accept') throw new Error(`moderation has no command ${command.action}`);
-      if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
-      const target = command.target as string;
-      if (!(await store.accept(session.room.roomId, target))) return fail(session, 'not_in_waiting_room');
-      await hub.publish({ namespace: 'moderation', payload: { message: 'accepted' }, audience: { to: 'participant', id: target } });
-      await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id: target }, audience: { to: 'moderators' } });
+      switch (command.action) {
+        case 'accept':
+          return accept(session, command.target as string, hub);
+        case 'kick':
+          return removals.kick(session, command as ModerationKickCommand['payload'], hub);
+        case 'ban':
+          return removals.ban(session, command as ModerationBanCommand['payload'], hub);
+        case 'send_to_waiting_room':
+          return removals.sendToWaitingRoom(session, command as ModerationSendToWaitingRoomCommand['payload'], hub);
+        case 'debrief':
+          return removals.debrief(session, command as ModerationDebriefCommand['payload'], hub);
+        case 'reset_raised_hands':
+          return raisedHands.reset(session, command as ModerationResetRaisedHandsCommand['payload'], hub);
+        case 'enable_raise_hands':
+        case 'disable_raise_hands':
+          return raisedHands.setEnabled(session, command.action === 'enable_raise_hands', hub);
+        default:
+          throw new Error(`moderation has no command ${command.action}`);
+      }
     },
 
-    // `accepted` reaches the target's instance: from now on it may enter the room
     onRoomMessage(hub, message) {
+      if (removals.isOrder(message)) return removals.carryOut(hub, message);
+      raisedHands.onRoomMessage(hub, message);
+      // `accepted` reaches the target's instance: from now on it may enter the room
       if (message.payload.message !== 'accepted' || message.audience.to !== 'participant') return;
       const session = hub.sessions.get(message.audience.id);
       if (session?.state === 'waiting') session.state = 'accepted';
     },
 
-    async joinData(session): Promise<ModerationJoinData | undefined> {
-      if (session.role !== 'moderator') return undefined;
-      const waiting = byJoinTime(await store.waiting(session.room.roomId));
-      listed.remember(session, waiting);
-      return { waiting_room_enabled: session.room.waitingRoom, waiting_room_participants: waiting };
+    async joinData(session): Promise<ModerationJoinData> {
+      const { roomId } = session.room;
+      const moderator = session.role === 'moderator';
+      const [{ raiseHandsEnabled, waitingRoomForced }, waiting] = await Promise.all([
+        settings.read(roomId),
+        moderator ? waitingRoom.waiting(roomId) : [],
+      ]);
+      if (!moderator) return { raise_hands_enabled: raiseHandsEnabled };
+      const participants = byJoinTime(waiting);
+      listed.remember(session, participants);
+      return {
+        raise_hands_enabled: raiseHandsEnabled,
+        waiting_room_enabled: session.room.waitingRoom || waitingRoomForced,
+        waiting_room_participants: participants,
+      };
     },
 
     withholds(session, message) {
+      // orders are for the instances, and a hand reset is for those in the room
+      if (removals.isOrder(message)) return true;
+      if (message.payload.message === 'raised_hand_reset_by_moderator' && session.state !== 'joined') return true;
       return listed.withholds(session, message.payload);
     },
 
     async participantLeft(session, _hub, { roomEmpty }) {
-      if (roomEmpty) await store.forgetAccepted(session.room.roomId);
+      if (!roomEmpty) return;
+      const { roomId } = session.room;
+      await Promise.all([waitingRoom.forgetAccepted(roomId), settings.forget(roomId)]);
     },
 
     async mustWait(session) {
-      if (!session.room.waitingRoom || session.role === 'moderator') return false;
-      return !(await store.isAccepted(session.room.roomId, session.participant.id));
+      if (session.role === 'moderator') return false;
+      const { roomId } = session.room;
+      if (!session.room.waitingRoom && !(await settings.read(roomId)).waitingRoomForced) return false;
+      return !(await waitingRoom.isAccepted(roomId, session.participant.id));
     },
 
-    async enterWaitingRoom(session, hub) {
-      const record = memberRecord(session);
-      await store.add(session.room.roomId, record);
-      // waiting from now on, so that an `accepted` takes effect however soon it comes; yet the
-      // moderators are told first (a failure until then takes the joiner out again and changes
-      // nothing), and what reaches the joiner meanwhile follows its `in_waiting_room`
-      hub.hold(session);
-      session.state = 'waiting';
-      try {
-        await hub.publish({ namespace: 'moderation', payload: { message: 'joined_waiting_room', ...record }, audience: { to: 'moderators' } });
-      } catch (err) {
-        hub.drop(session);
-        session.state = 'connected';
-        await store.remove(session.room.roomId, record.id).catch(() => undefined);
-        throw err;
-      }
-      hub.release(session, { namespace: 'moderation', payload: { message: 'in_waiting_room' } });
-    },
+    enterWaitingRoom: (session, hub) => enterWaitingRoom(session, hub, { message: 'in_waiting_room' }),
 
     async leaveWaitingRoom(session, hub) {
       const { id } = session.participant;
       // false when a moderator accepted it meanwhile: the moderators saw it leave then
-      if (!(await store.remove(session.room.roomId, id))) return;
+      if (!(await waitingRoom.remove(session.room.roomId, id))) return;
       await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id }, audience: { to: 'moderators' } });
+    },
+
+    async raiseHandsEnabled(roomId) {
+      return (await settings.read(roomId)).raiseHandsEnabled;
+    },
+
+    async showWaitingRoom(session) {
+      const { roomId } = session.room;
+      const [{ waitingRoomForced }, waiting] = await Promise.all([settings.read(roomId), waitingRoom.waiting(roomId)]);
+      if (session.room.waitingRoom || waitingRoomForced) session.send('moderation', { message: 'waiting_room_enabled' });
+      const participants = byJoinTime(waiting);
+      listed.remember(session, participants);
+      for (const participant of participants) session.send('moderation', { message: 'joined_waiting_room', ...participant });
     },
   };
 }

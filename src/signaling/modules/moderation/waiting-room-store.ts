@@ -17,6 +17,8 @@ export interface WaitingRoomStore {
   accept(roomId: string, participantId: string): Promise<boolean>;
   waiting(roomId: string): Promise<MemberRecord[]>;
   isAccepted(roomId: string, participantId: string): Promise<boolean>;
+  /** A moderator removed the participant from the room: it waits again when it comes back. */
+  unaccept(roomId: string, participantId: string): Promise<void>;
   /** The room emptied: its accepted participants wait again next time. */
   forgetAccepted(roomId: string): Promise<void>;
 }

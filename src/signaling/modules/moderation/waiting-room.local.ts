@@ -35,6 +35,11 @@ export function createLocalWaitingRoomStore(): WaitingRoomStore {
     async isAccepted(roomId, participantId) {
       return accepted.get(roomId)?.has(participantId) ?? false;
     },
+    async unaccept(roomId, participantId) {
+      const room = accepted.get(roomId);
+      room?.delete(participantId);
+      if (room?.size === 0) accepted.delete(roomId);
+    },
     async forgetAccepted(roomId) {
       accepted.delete(roomId);
     },

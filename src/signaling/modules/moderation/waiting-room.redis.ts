@@ -34,6 +34,9 @@ export function createRedisWaitingRoomStore(redis: Redis): WaitingRoomStore {
     async isAccepted(roomId, participantId) {
       return (await redis.sismember(acceptedKey(roomId), participantId)) === 1;
     },
+    async unaccept(roomId, participantId) {
+      await redis.srem(acceptedKey(roomId), participantId);
+    },
     async forgetAccepted(roomId) {
       await redis.del(acceptedKey(roomId));
     },

@@ -1,0 +1,35 @@
+/**
+ * What the control module's parts (joining, hands, roles) share: the membership store, the way a
+ * joined participant's own change is made, and the control `error` answer.
+ *
+ * A change to a participant (its hand, its role) is made on the instance that holds its session and
+ * in the session's order (a command of its own, or a task queued for a moderator's order), so the
+ * session is the one writer of its record: the membership store learns the changed record first
+ * (later joiners list it; a store that fails changes nothing), then the session, then the others
+ * get `update`.
+ */
+import type { ControlErrorEvent } from '../../../../generated/signaling/types.js';
+import type { RoomHub } from '../../room-hub.js';
+import type { Session } from '../../session.js';
+import type { ModerationModule } from '../moderation/moderation.module.js';
+import type { MembershipStore } from './membership-store.js';
+import { memberOf, type ControlChange } from './participant-view.js';
+
+export type ControlError = ControlErrorEvent['payload']['error'];
+
+export interface ControlContext {
+  membership: MembershipStore;
+  /** The moderation module, when the room's tariff enables it (without it: no waiting room, hands always allowed). */
+  moderationOf(session: Session): ModerationModule | undefined;
+  /** Publishes `update` (the participant as it is now) to the others of the room. */
+  publishUpdate(session: Session, hub: RoomHub): Promise<void>;
+  fail(session: Session, error: ControlError): void;
+  /** The server time, RFC 3339. */
+  now(): string;
+}
+
+/** Writes the joined session's changed record to the membership store, then makes the change on the session. */
+export async function changeMember(context: ControlContext, session: Session, change: ControlChange): Promise<void> {
+  await context.membership.update(session.room.roomId, memberOf(session, change));
+  Object.assign(session, change);
+}

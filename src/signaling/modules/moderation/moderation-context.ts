@@ -1,0 +1,37 @@
+/**
+ * What the moderation module's parts (the waiting room, removals, raised hands) share: its stores,
+ * the control module, the `error` answer, and a moderator's order.
+ *
+ * An order is a moderation room message no client is sent (the module withholds it): the sender's
+ * instance publishes it once it has checked the command and done what is shared (stores, database),
+ * and the instance holding each session concerned carries it out in that session's order
+ * (`Session.enqueue`), so it never races the session's own commands or its departure.
+ */
+import type { ModerationErrorEvent } from '../../../../generated/signaling/types.js';
+import type { RoomHub } from '../../room-hub.js';
+import type { EventPayload, Session } from '../../session.js';
+import type { ControlModule, ModuleDeps } from '../module.js';
+import type { RoomSettingsStore } from './room-settings-store.js';
+import type { WaitingRoomStore } from './waiting-room-store.js';
+
+export type ModerationError = ModerationErrorEvent['payload']['error'];
+
+export interface ModerationContext {
+  deps: ModuleDeps;
+  waitingRoom: WaitingRoomStore;
+  settings: RoomSettingsStore;
+  control(): ControlModule;
+  fail(session: Session, error: ModerationError): void;
+  /**
+   * Puts a session (display name and join time set, not in the room) into the waiting room: state
+   * `waiting`, `joined_waiting_room` to the moderators, then `answer` to it.
+   */
+  enterWaitingRoom(session: Session, hub: RoomHub, answer: EventPayload): Promise<void>;
+}
+
+/** Turns the room's waiting room on until the room empties; when it was off, everyone in the room is told. */
+export async function forceWaitingRoom(context: ModerationContext, session: Session, hub: RoomHub): Promise<void> {
+  if ((await context.settings.forceWaitingRoom(session.room.roomId)) && !session.room.waitingRoom) {
+    await hub.publish({ namespace: 'moderation', payload: { message: 'waiting_room_enabled' }, audience: { to: 'room' } });
+  }
+}

@@ -1,0 +1,178 @@
+/**
+ * Moderators removing participants (reference: OpenTalk's moderation module): `kick`, `ban`,
+ * `send_to_waiting_room` and `debrief`. The sender's instance checks the command against the
+ * target's record in the membership store (the target may be on any instance) and does what is
+ * shared (the ban in the database, the waiting room's switch, accepted marks), then publishes an
+ * order (see moderation-context.ts). Where a session concerned is, in its order: it gets its last
+ * frame (`kicked`, `banned`, `session_ended`), its socket is closed with 1000 and it departs (the
+ * others see `left` with the reason), or it is moved to the waiting room. A session that has left
+ * meanwhile is left alone.
+ *
+ * Kick: the target may come back (and waits if the room has its waiting room on). Ban: the user's
+ * every session in the room, waiting or not, ends, and `room_bans` keeps it from starting the room
+ * again. Send to the waiting room, and debrief: the room's waiting room is on until the room
+ * empties, so those removed wait when they come back; a debriefing ends the sessions of the scope's
+ * roles (`all`: everyone, the sender too) and tells the others `debriefing_started`.
+ */
+import type {
+  KickScope,
+  ModerationBanCommand,
+  ModerationDebriefCommand,
+  ModerationKickCommand,
+  ModerationSendToWaitingRoomCommand,
+  Role,
+} from '../../../../generated/signaling/types.js';
+import type { RoomMessage } from '../../bus/signaling-bus.js';
+import type { RoomHub } from '../../room-hub.js';
+import type { EventPayload, Session, SessionState } from '../../session.js';
+import type { LeaveReason } from '../module.js';
+import { forceWaitingRoom, type ModerationContext } from './moderation-context.js';
+import { banFromRoom } from './room-bans.js';
+
+/** The orders of this file, by the command that gives them. */
+const ORDERS = new Set(['kick', 'ban', 'send_to_waiting_room', 'debrief']);
+/** States in which a session is in the room or its waiting room, and so departs. */
+const PRESENT: ReadonlySet<SessionState> = new Set(['joined', 'waiting', 'accepted']);
+
+type TargetCommand = ModerationKickCommand['payload'] | ModerationBanCommand['payload'] | ModerationSendToWaitingRoomCommand['payload'];
+
+const KICKS: Record<KickScope, (role: Role) => boolean> = {
+  guests: (role) => role === 'guest',
+  users_and_guests: (role) => role !== 'moderator',
+  all: () => true,
+};
+
+export interface Removals {
+  kick(session: Session, command: ModerationKickCommand['payload'], hub: RoomHub): Promise<void>;
+  ban(session: Session, command: ModerationBanCommand['payload'], hub: RoomHub): Promise<void>;
+  sendToWaitingRoom(session: Session, command: ModerationSendToWaitingRoomCommand['payload'], hub: RoomHub): Promise<void>;
+  debrief(session: Session, command: ModerationDebriefCommand['payload'], hub: RoomHub): Promise<void>;
+  isOrder(message: RoomMessage): boolean;
+  /** Carries out an order for this instance's sessions concerned, each in its order. */
+  carryOut(hub: RoomHub, message: RoomMessage): void;
+}
+
+export function createRemovals(context: ModerationContext): Removals {
+  const { deps } = context;
+
+  /** The target of a command as the membership store has it, or undefined once `error` was answered. */
+  async function targetOf(session: Session, { target }: TargetCommand, ownerError: 'cannot_kick_room_owner' | 'cannot_ban_room_owner' | 'cannot_send_room_owner_to_waiting_room') {
+    if (session.role !== 'moderator') return context.fail(session, 'insufficient_permissions');
+    const member = await context.control().member(session.room.roomId, target);
+    if (!member) return context.fail(session, 'unknown_participant');
+    if (member.record.control.is_room_owner) return context.fail(session, ownerError);
+    return member;
+  }
+
+  const order = (hub: RoomHub, payload: RoomMessage['payload'], target?: string) =>
+    hub.publish({ namespace: 'moderation', payload, audience: target === undefined ? { to: 'room' } : { to: 'participant', id: target } });
+
+  /**
+   * Ends the session: `lastWord` is its last frame (its socket closes right after), then it departs
+   * with `reason`; from then on no command of the socket acts, and its own departure finds it gone.
+   */
+  async function end(session: Session, hub: RoomHub, lastWord: EventPayload, reason: LeaveReason, closeReason: string) {
+    session.send('moderation', lastWord);
+    session.close(1000, closeReason);
+    try {
+      if (PRESENT.has(session.state)) await context.control().disconnect(session, hub, reason);
+    } finally {
+      session.state = 'closed';
+    }
+  }
+
+  async function moveToWaitingRoom(session: Session, hub: RoomHub) {
+    try {
+      await context.control().disconnect(session, hub, 'sent_to_waiting_room');
+      // out of the room: from here on only what is meant for it alone reaches it
+      session.state = 'connected';
+      session.joinedAt = new Date(deps.scheduler.now()).toISOString();
+      await context.enterWaitingRoom(session, hub, { message: 'sent_to_waiting_room' });
+    } catch (err) {
+      // halfway out of the room and not waiting: the client starts anew
+      session.close(1011, 'internal error');
+      throw err;
+    }
+  }
+
+  /** Each local session the order concerns, with what to do with it (in its order). */
+  function* tasksOf(hub: RoomHub, message: RoomMessage): Iterable<[Session, () => Promise<void>]> {
+    const { payload, audience } = message;
+    if (payload.message === 'ban') {
+      for (const session of hub.sessions.values()) {
+        const { who } = session.participant;
+        if (who.kind !== 'user' || who.userId !== payload.user_id) continue;
+        yield [
+          session,
+          async () => {
+            if (session.state !== 'closed') await end(session, hub, { message: 'banned' }, 'banned', 'banned');
+          },
+        ];
+      }
+    } else if (payload.message === 'debrief') {
+      const scope = payload.kick_scope as KickScope;
+      const { issued_by } = payload;
+      for (const session of hub.sessions.values()) {
+        yield [
+          session,
+          async () => {
+            if (session.state !== 'joined') return;
+            if (!KICKS[scope](session.role)) return session.send('moderation', { message: 'debriefing_started', issued_by });
+            await context.waitingRoom.unaccept(session.room.roomId, session.participant.id);
+            await end(session, hub, { message: 'session_ended', issued_by }, 'kicked', 'session ended');
+          },
+        ];
+      }
+    } else if (audience.to === 'participant') {
+      const session = hub.sessions.get(audience.id);
+      if (!session) return;
+      const kick = payload.message === 'kick';
+      yield [
+        session,
+        async () => {
+          if (session.state !== 'joined') return;
+          await (kick ? end(session, hub, { message: 'kicked' }, 'kicked', 'kicked') : moveToWaitingRoom(session, hub));
+        },
+      ];
+    }
+  }
+
+  return {
+    async kick(session, command, hub) {
+      if (!(await targetOf(session, command, 'cannot_kick_room_owner'))) return;
+      await context.waitingRoom.unaccept(session.room.roomId, command.target);
+      await order(hub, { message: 'kick' }, command.target);
+    },
+
+    async ban(session, command, hub) {
+      const member = await targetOf(session, command, 'cannot_ban_room_owner');
+      if (!member) return;
+      if (member.userId === undefined) return context.fail(session, 'cannot_ban_guest');
+      const { who } = session.participant;
+      // a guest made moderator has no user to record: the ban is the room owner's then
+      await banFromRoom(deps.db, session.room.roomId, member.userId, who.kind === 'user' ? who.userId : session.room.ownerId);
+      await order(hub, { message: 'ban', user_id: member.userId });
+    },
+
+    async sendToWaitingRoom(session, command, hub) {
+      if (!(await targetOf(session, command, 'cannot_send_room_owner_to_waiting_room'))) return;
+      await context.waitingRoom.unaccept(session.room.roomId, command.target);
+      await forceWaitingRoom(context, session, hub);
+      await order(hub, { message: 'send_to_waiting_room' }, command.target);
+    },
+
+    async debrief(session, { kick_scope }, hub) {
+      if (session.role !== 'moderator') return context.fail(session, 'insufficient_permissions');
+      await forceWaitingRoom(context, session, hub);
+      await order(hub, { message: 'debrief', kick_scope, issued_by: session.participant.id });
+    },
+
+    isOrder(message) {
+      return ORDERS.has(message.payload.message);
+    },
+
+    carryOut(hub, message) {
+      for (const [session, task] of tasksOf(hub, message)) session.enqueue(task);
+    },
+  };
+}

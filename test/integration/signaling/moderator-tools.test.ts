@@ -1,0 +1,372 @@
+/**
+ * Raised hands, the moderator role and the moderators' tools over real sockets (one instance; on
+ * Redis when REDIS_URL is set): `control` `raise_hand`, `lower_hand`, `grant_moderator_role`,
+ * `revoke_moderator_role`, and `moderation` `kick`, `ban`, `send_to_waiting_room`, `debrief`,
+ * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`. Who may do what, what each
+ * participant is sent (every frame checked against the contract by the test client), the socket
+ * of a removed participant closing with 1000 after its last frame, a ban written where the start
+ * operation reads it, the commands' limits, and a tariff without the moderation module.
+ */
+import { randomUUID } from 'node:crypto';
+import { describe, expect, it } from 'vitest';
+import type { SignalingClient, Starter } from '../../support/signaling-client.js';
+import { dbOf, startRoom } from '../../support/signaling.js';
+import { useSignalingRooms, type RoomOptions } from '../../support/signaling-rooms.js';
+
+/** `unmoderated`: a tariff without the moderation module. */
+const rooms = useSignalingRooms({ unmoderated: { disabled_modules: ['moderation'] } });
+const { app, open, openResuming, join } = rooms;
+
+type Joined = Awaited<ReturnType<typeof join>>;
+
+/** Owner Alice, user Ulla and guest Gus in a fresh room, each having seen the others join. */
+async function trio(options: RoomOptions = {}) {
+  const room = await rooms.room(options);
+  const ullaStarter = await room.invitee('user');
+  const alice = await join(room.moderator, 'Alice');
+  const ulla = await join(ullaStarter, 'Ulla');
+  const gus = await join(room.guest, 'Gus');
+  await alice.next('control', 'joined');
+  await alice.next('control', 'joined');
+  await ulla.next('control', 'joined');
+  return { room, ullaStarter, alice, ulla, gus, idOf: (client: Joined) => client.joinSuccess.id };
+}
+
+/** Opens and joins a participant who must wait; returns its socket once it got `in_waiting_room`. */
+async function wait(starter: Starter, name: string) {
+  const client = await open(starter);
+  client.command('control', 'join', { display_name: name });
+  expect((await client.next()).payload).toEqual({ message: 'in_waiting_room' });
+  return client;
+}
+
+/** The next `update` of one participant, skipping others'. */
+async function updateOf(client: SignalingClient, id: string) {
+  for (;;) {
+    const { payload } = await client.next('control', 'update');
+    if (payload.id === id) return payload;
+  }
+}
+
+describe('raised hands', () => {
+  it("go up and down with update to the others, and a later joiner's join_success lists them", async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    ulla.command('control', 'raise_hand');
+    for (const other of [alice, gus]) {
+      const update = await updateOf(other, idOf(ulla));
+      expect(update.control).toMatchObject({ display_name: 'Ulla', role: 'user', hand_is_up: true });
+      expect(Date.parse(update.control.hand_updated_at)).toBeGreaterThanOrEqual(Date.parse(update.control.joined_at));
+    }
+    const late = await join(room.guest, 'Late');
+    expect(late.joinSuccess.participants.find((p) => p.id === idOf(ulla))!.control.hand_is_up).toBe(true);
+
+    ulla.command('control', 'lower_hand');
+    for (const other of [alice, gus, late]) expect((await updateOf(other, idOf(ulla))).control.hand_is_up).toBe(false);
+    await ulla.expectNothing('control', 'update');
+  });
+
+  it('are refused while disabled, lowered by disabling and by a reset, and switched back on', async () => {
+    const { alice, ulla, gus, idOf } = await trio();
+    gus.command('control', 'raise_hand');
+    await updateOf(alice, idOf(gus));
+    alice.command('moderation', 'disable_raise_hands');
+    for (const client of [alice, ulla, gus]) {
+      expect((await client.next('moderation', 'raise_hands_disabled')).payload).toEqual({ message: 'raise_hands_disabled', issued_by: idOf(alice) });
+    }
+    expect((await updateOf(alice, idOf(gus))).control.hand_is_up).toBe(false);
+    ulla.command('control', 'raise_hand');
+    expect((await ulla.next('control', 'error')).payload).toEqual({ message: 'error', error: 'raise_hands_disabled' });
+
+    alice.command('moderation', 'enable_raise_hands');
+    for (const client of [alice, ulla, gus]) await client.next('moderation', 'raise_hands_enabled');
+    ulla.command('control', 'raise_hand');
+    expect((await updateOf(gus, idOf(ulla))).control.hand_is_up).toBe(true);
+    alice.command('moderation', 'reset_raised_hands', { target: [idOf(ulla)] });
+    expect((await ulla.next('moderation', 'raised_hand_reset_by_moderator')).payload).toEqual({
+      message: 'raised_hand_reset_by_moderator',
+      issued_by: idOf(alice),
+    });
+    expect((await updateOf(gus, idOf(ulla))).control.hand_is_up).toBe(false);
+    await gus.expectNothing('moderation', 'raised_hand_reset_by_moderator');
+
+    gus.command('control', 'raise_hand');
+    await updateOf(alice, idOf(gus));
+    alice.command('moderation', 'reset_raised_hands');
+    for (const client of [alice, ulla, gus]) await client.next('moderation', 'raised_hand_reset_by_moderator');
+    expect((await updateOf(alice, idOf(gus))).control.hand_is_up).toBe(false);
+  });
+
+  it("are switched and reset by moderators only, and the switch is everyone's join data", async () => {
+    const { room, alice, ulla, gus } = await trio();
+    for (const client of [ulla, gus]) {
+      for (const action of ['disable_raise_hands', 'enable_raise_hands', 'reset_raised_hands']) {
+        client.command('moderation', action);
+        expect((await client.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
+      }
+    }
+    await alice.expectNothing('moderation');
+    alice.command('moderation', 'disable_raise_hands');
+    await alice.next('moderation', 'raise_hands_disabled');
+    expect((await join(room.guest, 'Late')).joinSuccess.moderation).toEqual({ raise_hands_enabled: false });
+    expect((await join(room.moderator, 'Alice 2')).joinSuccess.moderation).toEqual({
+      raise_hands_enabled: false,
+      waiting_room_enabled: false,
+      waiting_room_participants: [],
+    });
+  });
+
+  it('are never raised before entering the room', async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    await join(room.moderator, 'Alice');
+    const gus = await wait(room.guest, 'Gus');
+    gus.command('control', 'raise_hand');
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_yet_joined');
+    const fresh = await open(room.guest);
+    fresh.command('control', 'lower_hand');
+    expect((await fresh.next('control', 'error')).payload.error).toBe('not_yet_joined');
+  });
+});
+
+describe('the moderator role', () => {
+  it('granted: role_updated to the target, update to the others, and the timer and the waiting room are its', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio({ waitingRoom: false });
+    alice.command('control', 'grant_moderator_role', { target: idOf(gus) });
+    expect((await gus.next('control', 'role_updated')).payload).toEqual({ message: 'role_updated', new_role: 'moderator' });
+    for (const other of [alice, ulla]) expect((await updateOf(other, idOf(gus))).control.role).toBe('moderator');
+    gus.command('timer', 'start', { kind: 'stopwatch', enable_ready_check: false });
+    const started = (await gus.next('timer', 'started')).payload;
+    expect((await join(room.guest, 'Late')).joinSuccess.participants.find((p) => p.id === idOf(gus))!.control.role).toBe('moderator');
+
+    alice.command('control', 'revoke_moderator_role', { target: idOf(gus) });
+    expect((await gus.next('control', 'role_updated')).payload).toEqual({ message: 'role_updated', new_role: 'guest' });
+    expect((await updateOf(ulla, idOf(gus))).control.role).toBe('guest');
+    gus.command('timer', 'stop', { timer_id: started.timer_id });
+    expect((await gus.next('timer', 'error')).payload.error).toBe('insufficient_permissions');
+  });
+
+  it('granted in a room with a waiting room: the new moderator sees who waits, and may let them in', async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    const alice = await join(room.moderator, 'Alice');
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const gus = await wait(room.guest, 'Gus');
+    const { payload: waiting } = await alice.next('moderation', 'joined_waiting_room');
+    await mona.next('moderation', 'joined_waiting_room');
+    alice.command('control', 'revoke_moderator_role', { target: mona.joinSuccess.id });
+    expect((await mona.next('control', 'role_updated')).payload.new_role).toBe('user');
+    // no longer a moderator: the next arrival is none of its business
+    const ida = await wait(room.guest, 'Ida');
+    const { payload: idaWaiting } = await alice.next('moderation', 'joined_waiting_room');
+    await mona.expectNothing('moderation', 'joined_waiting_room');
+
+    alice.command('control', 'grant_moderator_role', { target: mona.joinSuccess.id });
+    await mona.next('control', 'role_updated');
+    expect((await mona.next('moderation')).payload).toEqual({ message: 'waiting_room_enabled' });
+    expect((await mona.next('moderation')).payload).toEqual(waiting);
+    expect((await mona.next('moderation')).payload).toEqual(idaWaiting);
+    mona.command('moderation', 'accept', { target: waiting.id });
+    await gus.next('moderation', 'accepted');
+    await ida.expectNothing('moderation', 'accepted');
+  });
+
+  it('is changed by moderators only, for participants in the room, when something changes, and never the owner\'s', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const cases: Array<[Joined, string, string, string]> = [
+      [ulla, 'grant_moderator_role', idOf(gus), 'insufficient_permissions'],
+      [alice, 'grant_moderator_role', randomUUID(), 'unknown_participant'],
+      [alice, 'grant_moderator_role', mona.joinSuccess.id, 'nothing_to_do'],
+      [alice, 'revoke_moderator_role', idOf(ulla), 'nothing_to_do'],
+      [mona, 'revoke_moderator_role', idOf(alice), 'target_is_room_owner'],
+    ];
+    for (const [sender, action, target, error] of cases) {
+      sender.command('control', action, { target });
+      expect((await sender.next('control', 'error')).payload).toEqual({ message: 'error', error });
+    }
+    for (const client of [alice, ulla, gus, mona]) await client.expectNothing('control', 'role_updated', 50);
+  });
+});
+
+describe('kick', () => {
+  it('sends the target kicked as its last frame, closes its socket with 1000, and tells the others', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'kick', { target: idOf(gus) });
+    expect((await gus.next('moderation', 'kicked')).payload).toEqual({ message: 'kicked' });
+    expect((await gus.closed).code).toBe(1000);
+    expect(gus.received.at(-1)!.payload).toEqual({ message: 'kicked' });
+    for (const other of [alice, ulla]) expect((await other.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'kicked' });
+    // not banned: the guest comes back
+    const back = await join(room.guest, 'Gus again');
+    expect(back.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(ulla)].sort());
+  });
+
+  it('is refused for the owner, targets not in the room, and senders who are no moderators', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    mona.command('moderation', 'kick', { target: idOf(alice) });
+    expect((await mona.next('moderation', 'error')).payload.error).toBe('cannot_kick_room_owner');
+    mona.command('moderation', 'kick', { target: randomUUID() });
+    expect((await mona.next('moderation', 'error')).payload.error).toBe('unknown_participant');
+    ulla.command('moderation', 'kick', { target: idOf(gus) });
+    expect((await ulla.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
+    for (const client of [alice, ulla, gus]) await client.expectNothing('control', 'left', 50);
+  });
+});
+
+describe('ban', () => {
+  it("ends every session of the user in the room, and keeps it from starting the room again", async () => {
+    const { room, ullaStarter, alice, ulla, gus, idOf } = await trio();
+    const ulla2 = await join(ullaStarter, 'Ulla on the phone');
+    await alice.next('control', 'joined');
+    alice.command('moderation', 'ban', { target: idOf(ulla) });
+    for (const session of [ulla, ulla2]) {
+      expect((await session.next('moderation', 'banned')).payload).toEqual({ message: 'banned' });
+      expect((await session.closed).code).toBe(1000);
+      expect(session.received.at(-1)!.payload).toEqual({ message: 'banned' });
+    }
+    const lefts = [await gus.next('control', 'left'), await gus.next('control', 'left')].map((f) => [f.payload.id, f.payload.reason]);
+    expect(lefts.sort()).toEqual([[idOf(ulla), 'banned'], [ulla2.joinSuccess.id, 'banned']].sort());
+
+    const bans = await dbOf(app).selectFrom('room_bans').select(['user_id', 'created_by']).where('room_id', '=', room.roomId).execute();
+    expect(bans).toEqual([{ user_id: expect.any(String), created_by: room.owner.id }]);
+    const token = (ullaStarter as { token: string }).token;
+    expect((await startRoom(app, room.roomId, { token })).status).toBe(404);
+    expect((await startRoom(app, room.roomId, { token, body: { resumption: ulla.resumption } })).status).toBe(404);
+    // the room goes on
+    expect((await join(room.guest, 'Late')).joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
+  });
+
+  it('refuses guests and callers (cannot_ban_guest) and the owner, and bans nobody', async () => {
+    const { room, alice, gus, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const phone = await rooms.callIn(room.roomId);
+    phone.command('control', 'join', { display_name: '+49 30 1234' });
+    const { id: phoneId } = (await phone.next('control', 'join_success')).payload;
+    for (const [target, error] of [
+      [idOf(gus), 'cannot_ban_guest'],
+      [phoneId, 'cannot_ban_guest'],
+      [idOf(alice), 'cannot_ban_room_owner'],
+      [randomUUID(), 'unknown_participant'],
+    ]) {
+      mona.command('moderation', 'ban', { target });
+      expect((await mona.next('moderation', 'error')).payload.error).toBe(error);
+    }
+    expect(await dbOf(app).selectFrom('room_bans').selectAll().where('room_id', '=', room.roomId).execute()).toEqual([]);
+    await gus.expectNothing('moderation', 'banned', 50);
+  });
+});
+
+describe('send_to_waiting_room', () => {
+  it('moves the target to the waiting room until a moderator lets it back, and turns the waiting room on', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'send_to_waiting_room', { target: idOf(gus) });
+    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
+    expect((await gus.next('moderation', 'sent_to_waiting_room')).payload).toEqual({ message: 'sent_to_waiting_room' });
+    for (const other of [alice, ulla]) expect((await other.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'sent_to_waiting_room' });
+    expect((await alice.next('moderation', 'joined_waiting_room')).payload).toMatchObject({ id: idOf(gus), control: { display_name: 'Gus' } });
+    await ulla.expectNothing('moderation', 'joined_waiting_room');
+
+    // a newcomer waits too, until the room empties
+    const late = await wait(room.guest, 'Late');
+    gus.command('control', 'enter_room');
+    expect((await gus.next('control', 'error')).payload.error).toBe('not_accepted_or_not_in_waiting_room');
+    alice.command('moderation', 'accept', { target: idOf(gus) });
+    await gus.next('moderation', 'accepted');
+    gus.command('control', 'enter_room');
+    const again = (await gus.next('control', 'join_success')).payload;
+    expect(again).toMatchObject({ id: idOf(gus), role: 'guest' });
+    expect((await ulla.next('control', 'joined')).payload.id).toBe(idOf(gus));
+    await late.close();
+  });
+
+  it('is refused for the owner', async () => {
+    const { room, alice, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    mona.command('moderation', 'send_to_waiting_room', { target: idOf(alice) });
+    expect((await mona.next('moderation', 'error')).payload.error).toBe('cannot_send_room_owner_to_waiting_room');
+    await alice.expectNothing('moderation', 'waiting_room_enabled', 50);
+  });
+});
+
+describe('debrief', () => {
+  it('ends the sessions of the scope (session_ended, then 1000) and starts the debriefing for the others', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'debrief', { kick_scope: 'guests' });
+    expect((await gus.next('moderation', 'session_ended')).payload).toEqual({ message: 'session_ended', issued_by: idOf(alice) });
+    expect((await gus.closed).code).toBe(1000);
+    for (const client of [alice, ulla]) {
+      expect((await client.next('moderation', 'debriefing_started')).payload).toEqual({ message: 'debriefing_started', issued_by: idOf(alice) });
+      expect((await client.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'kicked' });
+    }
+    // the guest coming back waits now
+    await wait(room.guest, 'Gus again');
+    expect((await alice.next('moderation', 'joined_waiting_room')).payload.control.display_name).toBe('Gus again');
+
+    alice.command('moderation', 'debrief', { kick_scope: 'all' });
+    for (const client of [alice, ulla]) {
+      await client.next('moderation', 'session_ended');
+      expect((await client.closed).code).toBe(1000);
+    }
+  });
+
+  it('is for moderators only, and checks its scope', async () => {
+    const { ulla, alice } = await trio();
+    ulla.command('moderation', 'debrief', { kick_scope: 'all' });
+    expect((await ulla.next('moderation', 'error')).payload.error).toBe('insufficient_permissions');
+    alice.command('moderation', 'debrief', { kick_scope: 'moderators' });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message', details: { namespace: 'moderation', action: 'debrief' } });
+    await ulla.expectNothing('moderation', 'session_ended', 50);
+  });
+});
+
+describe("the commands' schemas", () => {
+  it('take 1 to 1000 targets for a reset, ignore unknown fields, and refuse malformed targets as invalid_message', async () => {
+    const { alice, ulla, idOf } = await trio();
+    const targets = (n: number) => Array.from({ length: n }, (_, i) => (i === 0 ? idOf(ulla) : randomUUID()));
+    alice.command('moderation', 'reset_raised_hands', { target: targets(1000), note: 'extra' });
+    await ulla.next('moderation', 'raised_hand_reset_by_moderator');
+    for (const target of [targets(1001), [], 'not-a-uuid', [idOf(ulla), 'not-a-uuid']]) {
+      alice.command('moderation', 'reset_raised_hands', { target });
+      expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+    }
+    for (const [namespace, action] of [
+      ['moderation', 'kick'],
+      ['moderation', 'ban'],
+      ['moderation', 'send_to_waiting_room'],
+      ['control', 'grant_moderator_role'],
+      ['control', 'revoke_moderator_role'],
+    ]) {
+      alice.command(namespace!, action!, { target: 'not-a-uuid' });
+      expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message', details: { namespace, action } });
+    }
+    ulla.command('control', 'raise_hand', { because: 'extra fields are ignored' });
+    expect((await updateOf(alice, idOf(ulla))).control.hand_is_up).toBe(true);
+    await ulla.expectNothing('moderation', 'raised_hand_reset_by_moderator', 50);
+  });
+});
+
+describe('a tariff without the moderation module', () => {
+  it('has none of its commands (invalid_namespace), and hands may always be raised', async () => {
+    const { alice, ulla, idOf } = await trio({ tariff: 'unmoderated' });
+    expect(alice.joinSuccess).not.toHaveProperty('moderation');
+    for (const action of ['kick', 'ban', 'send_to_waiting_room', 'debrief', 'reset_raised_hands', 'enable_raise_hands', 'disable_raise_hands']) {
+      alice.command('moderation', action, { target: idOf(ulla), kick_scope: 'all' });
+      expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_namespace' });
+    }
+    ulla.command('control', 'raise_hand');
+    expect((await updateOf(alice, idOf(ulla))).control.hand_is_up).toBe(true);
+    alice.command('control', 'grant_moderator_role', { target: idOf(ulla) });
+    expect((await ulla.next('control', 'role_updated')).payload.new_role).toBe('moderator');
+  });
+});
+
+describe('a session resumed after a grant', () => {
+  it('joins with the role the room gives it', async () => {
+    const { room, alice, gus, idOf } = await trio();
+    alice.command('control', 'grant_moderator_role', { target: idOf(gus) });
+    await gus.next('control', 'role_updated');
+    await gus.close();
+    const back = await openResuming(room.guest, gus.resumption);
+    back.command('control', 'join', { display_name: 'Gus' });
+    expect((await back.next('control', 'join_success')).payload).toMatchObject({ id: idOf(gus), role: 'guest' });
+  });
+});

@@ -1,0 +1,76 @@
+/**
+ * The room settings store's contract (the moderators' room switches: raised hands, the waiting room
+ * turned on), run against the in-process store and, when REDIS_URL is set, the Redis store through
+ * two connections (two service instances sharing one room).
+ */
+import { randomUUID } from 'node:crypto';
+import { expect, it } from 'vitest';
+
+import type { RoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings-store.js';
+import { createLocalRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.local.js';
+import { createRedisRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.redis.js';
+import { describeRoomStore } from '../../support/room-stores.js';
+
+const DEFAULTS = { raiseHandsEnabled: true, waitingRoomForced: false };
+
+function roomSettingsContract(stores: () => [RoomSettingsStore, RoomSettingsStore]) {
+  it('has hands allowed and the waiting room as the room has it, until a moderator switches', async () => {
+    const [store] = stores();
+    expect(await store.read(randomUUID())).toEqual(DEFAULTS);
+  });
+
+  it('switches raised hands off and on for every instance', async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    await store.setRaiseHandsEnabled(roomId, false);
+    expect(await other.read(roomId)).toEqual({ raiseHandsEnabled: false, waitingRoomForced: false });
+    await store.setRaiseHandsEnabled(roomId, false);
+    expect((await other.read(roomId)).raiseHandsEnabled).toBe(false);
+    await other.setRaiseHandsEnabled(roomId, true);
+    expect(await store.read(roomId)).toEqual(DEFAULTS);
+    await other.setRaiseHandsEnabled(roomId, true);
+    expect(await store.read(roomId)).toEqual(DEFAULTS);
+  });
+
+  it('turns the waiting room on once: only the first of many concurrent calls from both instances did it', async () => {
+    const pair = stores();
+    const roomId = randomUUID();
+    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => pair[i % 2]!.forceWaitingRoom(roomId)));
+    expect(outcomes.filter(Boolean)).toHaveLength(1);
+    expect(await pair[1].read(roomId)).toEqual({ raiseHandsEnabled: true, waitingRoomForced: true });
+    expect(await pair[0].forceWaitingRoom(roomId)).toBe(false);
+    await pair[0].forget(roomId);
+  });
+
+  it("forgets every switch of an emptied room, and no other room's", async () => {
+    const [store, other] = stores();
+    const [roomId, neighbour] = [randomUUID(), randomUUID()];
+    for (const id of [roomId, neighbour]) {
+      await store.setRaiseHandsEnabled(id, false);
+      await store.forceWaitingRoom(id);
+    }
+    await other.forget(roomId);
+    expect(await store.read(roomId)).toEqual(DEFAULTS);
+    expect(await store.forceWaitingRoom(roomId)).toBe(true);
+    expect(await other.read(neighbour)).toEqual({ raiseHandsEnabled: false, waitingRoomForced: true });
+    await store.forget(roomId);
+    await store.forget(neighbour);
+  });
+}
+
+describeRoomStore('room settings store', { local: createLocalRoomSettingsStore, redis: createRedisRoomSettingsStore }, roomSettingsContract, (store, look) => {
+  it('keeps one hash of the switches away from their defaults, and leaves no key once they are back', async () => {
+    const roomId = randomUUID();
+    const key = `convene:signaling:room:${roomId}:settings`;
+    await store().setRaiseHandsEnabled(roomId, true);
+    expect(await look().exists(key)).toBe(0);
+    await store().setRaiseHandsEnabled(roomId, false);
+    await store().forceWaitingRoom(roomId);
+    expect((await look().hkeys(key)).sort()).toEqual(['raise_hands_disabled', 'waiting_room_forced']);
+    await store().forget(roomId);
+    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+    await store().setRaiseHandsEnabled(roomId, false);
+    await store().setRaiseHandsEnabled(roomId, true);
+    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+  });
+});
