@@ -1,19 +1,25 @@
 /**
- * A WebSocket client for the signaling tests: opens `/signaling` with a ticket, sends frames, and
- * checks every frame the server sends against the contract (the envelope, then the event's own
- * generated validator), so no test can pass on a frame the spec does not allow.
+ * The signaling tests' client, built on the typed client of src/client: it opens `/signaling` with a
+ * ticket (a `ws` socket, so tests can also pause, terminate or shape it), sends any frame (malformed
+ * ones too), and keeps every frame the server sends in an inbox. Every frame is checked against the
+ * contract (the envelope, then the event's own generated validator) by the typed client's check, so
+ * no test can pass on a frame the spec does not allow.
  *
  *   const alice = await joinRoom(app, { token: owner.accessToken, roomId }, 'Alice');
  *   alice.send({ namespace: 'timer', payload: { action: 'start', kind: 'stopwatch', enable_ready_check: false } });
  *   const started = await alice.next('timer', 'started');
  */
 import WebSocket from 'ws';
-import { eventValidators, validateServerEnvelope } from '../../generated/signaling/validators.js';
 import type { EventsByNamespace } from '../../generated/signaling/types.js';
+import { SignalingConnection } from '../../src/client/signaling-connection.js';
+import { checkServerFrame as checkContract } from '../../src/client/signaling-contract.js';
+import { SignalingConnectError } from '../../src/client/signaling-errors.js';
+import { DEFAULT_SIGNALING_PROTOCOL, signalingUrl as signalingUrlOf } from '../../src/client/signaling.js';
+import type { SignalingClose } from '../../src/client/signaling-types.js';
 import { freshSource, post } from './signaling.js';
 import type { TestApp } from './test-app.js';
 
-export const DEFAULT_PROTOCOL = 'service-signaling-json-v1.0';
+export const DEFAULT_PROTOCOL = DEFAULT_SIGNALING_PROTOCOL;
 
 /** A server frame as received: the envelope with its payload. */
 export interface ServerFrame<P = any> {
@@ -32,14 +38,7 @@ type Payload<N extends string, M extends string> = N extends keyof EventsByNames
 
 /** Checks one server frame against the contract; throws with the problems when it does not match. */
 export function checkServerFrame(frame: unknown): asserts frame is ServerFrame {
-  if (!validateServerEnvelope(frame)) {
-    throw new Error(`server frame breaks the envelope: ${JSON.stringify(validateServerEnvelope.errors)}\n${JSON.stringify(frame)}`);
-  }
-  const { namespace, payload } = frame as ServerFrame;
-  const byMessage = eventValidators[namespace];
-  const validate = byMessage?.[typeof payload.message === 'string' ? payload.message : '*'] ?? byMessage?.['*'];
-  if (!validate) throw new Error(`server sent an event the contract does not have: ${JSON.stringify(frame)}`);
-  if (!validate(frame)) throw new Error(`server frame breaks its schema: ${JSON.stringify(validate.errors)}\n${JSON.stringify(frame)}`);
+  checkContract(frame);
 }
 
 export class SignalingClient {
@@ -47,26 +46,20 @@ export class SignalingClient {
   readonly inbox: ServerFrame[] = [];
   /** Every frame received, taken or not. */
   readonly received: ServerFrame[] = [];
+  /** The typed client over the same socket (for typed `send`, `on`, `join` …); it checks every frame. */
+  readonly connection: SignalingConnection;
+  readonly closed: Promise<SignalingClose>;
   private waiters: Array<() => void> = [];
-  private failure?: Error;
-  readonly closed: Promise<{ code: number; reason: string }>;
 
   constructor(readonly ws: WebSocket) {
-    ws.on('message', (data, isBinary) => {
-      try {
-        const frame: unknown = JSON.parse(isBinary ? Buffer.from(data as Buffer).toString('utf8') : data.toString());
-        checkServerFrame(frame);
-        this.inbox.push(frame);
-        this.received.push(frame);
-      } catch (err) {
-        this.failure ??= err as Error;
-      }
+    this.connection = new SignalingConnection(ws, { check: checkServerFrame });
+    this.connection.onFrame((frame) => {
+      this.inbox.push(frame);
+      this.received.push(frame);
       this.wake();
     });
-    this.closed = new Promise((resolve) => ws.on('close', (code, reason) => {
-      resolve({ code, reason: reason.toString() });
-      this.wake();
-    }));
+    this.closed = this.connection.closed;
+    void this.closed.then(() => this.wake());
   }
 
   private wake() {
@@ -75,7 +68,7 @@ export class SignalingClient {
     for (const wake of waiters) wake();
   }
 
-  /** Sends a frame: an object as JSON, a string or Buffer as is. */
+  /** Sends a frame: an object as JSON, a string or Buffer as is (unchecked: tests send malformed frames too). */
   send(frame: unknown): void {
     this.ws.send(typeof frame === 'string' || Buffer.isBuffer(frame) ? frame : JSON.stringify(frame));
   }
@@ -91,7 +84,7 @@ export class SignalingClient {
   async next<N extends string, M extends string>(namespace?: N, message?: M, timeoutMs = 3_000): Promise<ServerFrame<Payload<N, M>>> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
-      if (this.failure) throw this.failure;
+      if (this.connection.failure) throw this.connection.failure;
       const index = this.inbox.findIndex(
         (frame) => (namespace === undefined || frame.namespace === namespace) && (message === undefined || frame.payload?.message === message),
       );
@@ -115,39 +108,35 @@ export class SignalingClient {
   /** Fails when a frame (of `namespace`/`message`, when given) arrives within `ms`. */
   async expectNothing(namespace?: string, message?: string, ms = 200): Promise<void> {
     await new Promise((resolve) => setTimeout(resolve, ms));
-    if (this.failure) throw this.failure;
+    if (this.connection.failure) throw this.connection.failure;
     const unexpected = this.inbox.find(
       (frame) => (namespace === undefined || frame.namespace === namespace) && (message === undefined || frame.payload?.message === message),
     );
     if (unexpected) throw new Error(`unexpected frame: ${JSON.stringify(unexpected)}`);
   }
 
-  close(code = 1000): Promise<{ code: number; reason: string }> {
-    if (this.ws.readyState === WebSocket.OPEN || this.ws.readyState === WebSocket.CONNECTING) this.ws.close(code);
-    return this.closed;
+  close(code = 1000): Promise<SignalingClose> {
+    return this.connection.close(code);
   }
 }
 
-export const signalingUrl = (app: TestApp) => `${app.url.replace(/^http/, 'ws')}/signaling`;
+export const signalingUrl = (app: TestApp) => signalingUrlOf(app.url);
 
-/** Opens the socket with a ticket (and the default protocol unless others are given). */
-export function connect(app: TestApp, ticket: string, protocols: string[] = [DEFAULT_PROTOCOL]): Promise<SignalingClient> {
-  return new Promise((resolve, reject) => {
-    const ws = new WebSocket(signalingUrl(app), [...protocols, `ticket#${ticket}`]);
-    const client = new SignalingClient(ws);
-    ws.once('open', () => resolve(client));
-    // with this listener ws leaves the refused request to us: read the error body, then end the socket
-    ws.once('unexpected-response', (_req, res) => {
-      let body = '';
-      res.setEncoding('utf8');
-      res.on('data', (chunk: string) => (body += chunk));
-      res.on('end', () => {
-        reject(new Error(`upgrade refused with ${res.statusCode}: ${body}`));
-        ws.terminate();
-      });
-    });
-    ws.once('error', reject);
-  });
+/**
+ * Opens the socket with a ticket (and the default protocol unless others are given). A refusal
+ * rejects with its status and error body (the typed client reads them from a `ws` socket).
+ */
+export async function connect(app: TestApp, ticket: string, protocols: string[] = [DEFAULT_PROTOCOL]): Promise<SignalingClient> {
+  const client = new SignalingClient(new WebSocket(signalingUrl(app), [...protocols, `ticket#${ticket}`]));
+  try {
+    await client.connection.opened;
+  } catch (err) {
+    if (err instanceof SignalingConnectError && err.status !== undefined) {
+      throw new Error(`upgrade refused with ${err.status}: ${JSON.stringify(err.body)}`, { cause: err });
+    }
+    throw err;
+  }
+  return client;
 }
 
 /** Who starts: a user with a token (start), or a guest with an invite code (start_invited). */

@@ -1,0 +1,298 @@
+/**
+ * One signaling socket, typed by the contract: `send` takes only commands the contract has, `on`,
+ * `next`, `events` and `join` hand out typed frames. It wraps any WebSocket (the browser's, Node's
+ * global one, the `ws` package's) that is opening or open, and imports nothing of Node, so it runs
+ * in browsers as it is. `connectSignaling` (signaling.ts) opens the socket and waits for it.
+ *
+ * Frames are delivered as they arrive: `next` and `join` wait for a frame that comes after the
+ * call (nothing is buffered for them), `events()` from its call on. A frame that is no JSON (or,
+ * with a `check`, breaks the contract) ends the trust in the server: every wait fails with a
+ * `SignalingProtocolError` and the socket is closed. A closing socket fails the waits still open.
+ */
+import type { ServerEvent } from '../../generated/signaling/types.js';
+import { SignalingClosedError, SignalingCommandError, SignalingProtocolError, SignalingTimeoutError } from './signaling-errors.js';
+import { CLOSING, CONNECTING, OPEN, whenOpen } from './signaling-opening.js';
+import type {
+  CommandNamespace,
+  CommandPayload,
+  EventFrame,
+  EventMessage,
+  EventNamespace,
+  FrameCheck,
+  JoinResult,
+  SignalingClose,
+  WaitOptions,
+  WebSocketLike,
+} from './signaling-types.js';
+
+/**
+ * The close code when the server broke the protocol: 1002's meaning in the private range, since a
+ * browser's WebSocket may only send 1000 and 3000–4999.
+ */
+export const PROTOCOL_FAILURE_CLOSE = 4002;
+
+type Listener = (frame: ServerEvent) => void;
+/** A wait in progress: failed by the connection when the socket closes or the server breaks the protocol. */
+interface PendingWait {
+  /** The awaited frame, named in errors. */
+  what: string;
+  fail(error: Error): void;
+}
+
+/** Whether the frame is `namespace`'s `message` (any of its messages for `'*'`). */
+function matches<N extends EventNamespace, M extends EventMessage<N>>(frame: ServerEvent, namespace: N, message: M): boolean {
+  return frame.namespace === namespace && (message === '*' || (frame.payload as { message?: unknown }).message === message);
+}
+
+/** The least a frame must be for the client to read it: `{namespace, payload}` with a string and an object. */
+function isEnvelope(frame: unknown): frame is ServerEvent {
+  const { namespace, payload } = (frame ?? {}) as { namespace?: unknown; payload?: unknown };
+  return typeof namespace === 'string' && typeof payload === 'object' && payload !== null;
+}
+
+export class SignalingConnection {
+  /** Resolves once the socket is open; rejects with a `SignalingConnectError` when it closes first. */
+  readonly opened: Promise<void>;
+  /** Resolves when the socket has closed, however it closed. */
+  readonly closed: Promise<SignalingClose>;
+  private readonly listeners = new Set<Listener>();
+  private readonly waits = new Set<PendingWait>();
+  private readonly check: FrameCheck | undefined;
+  private closedWith: SignalingClose | undefined;
+  private protocolFailure: SignalingProtocolError | undefined;
+  /** The socket's last error message (the `ws` package names causes such as ECONNREFUSED; browsers say nothing). */
+  private socketError: string | undefined;
+
+  constructor(
+    readonly socket: WebSocketLike,
+    /** `check`: a contract check run on every frame before it is delivered (see `signaling-contract.ts`). */
+    options: { check?: FrameCheck } = {},
+  ) {
+    this.check = options.check;
+    socket.binaryType = 'arraybuffer';
+    socket.addEventListener('message', (event: { data: unknown }) => this.receive(event.data));
+    // the close that follows an error tells the waits; the listener also keeps the ws package from throwing it
+    socket.addEventListener('error', (event: { message?: unknown }) => {
+      if (typeof event.message === 'string' && event.message) this.socketError = event.message;
+    });
+    this.closed = new Promise((resolve) =>
+      socket.addEventListener('close', (event: { code: number; reason: string; wasClean: boolean }) => {
+        const close = { code: event.code, reason: event.reason, wasClean: event.wasClean };
+        this.closedWith = close;
+        resolve(close);
+        for (const wait of [...this.waits]) wait.fail(this.protocolFailure ?? this.closedError(wait.what));
+      }),
+    );
+    this.opened = whenOpen(socket, this.closed, () => this.socketError);
+    this.opened.catch(() => {}); // a caller that never awaits the opening learns of it from `closed`
+  }
+
+  /** The subprotocol the server accepted (it echoes the protocol name, never the ticket). */
+  get protocol(): string {
+    return this.socket.protocol;
+  }
+
+  /** The frame that broke the protocol, once one did. */
+  get failure(): SignalingProtocolError | undefined {
+    return this.protocolFailure;
+  }
+
+  /** Sends a command of the contract; throws a `SignalingClosedError` unless the socket is open. */
+  send<N extends CommandNamespace>(namespace: N, payload: CommandPayload<N>): void {
+    if (this.socket.readyState !== OPEN) {
+      const { action } = payload as { action: string };
+      throw new SignalingClosedError(`cannot send ${namespace} ${action}: the socket is ${this.closedWith ? 'closed' : 'not open'}`, this.closedWith);
+    }
+    this.socket.send(JSON.stringify({ namespace, payload }));
+  }
+
+  /** Calls `handler` with every `namespace` `message` frame (`'*'`: any of the namespace) until unsubscribed. */
+  on<N extends EventNamespace, M extends EventMessage<N>>(namespace: N, message: M, handler: (frame: EventFrame<N, M>) => void): () => void {
+    return this.onFrame((frame) => {
+      if (matches(frame, namespace, message)) handler(frame as EventFrame<N, M>);
+    });
+  }
+
+  /** Calls `handler` with every frame, in order, until unsubscribed. */
+  onFrame(handler: (frame: ServerEvent) => void): () => void {
+    const listener: Listener = (frame) => handler(frame);
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The next `namespace` `message` frame to arrive (`'*'`: of any message of the namespace). */
+  next<N extends EventNamespace, M extends EventMessage<N>>(namespace: N, message: M, options: WaitOptions = {}): Promise<EventFrame<N, M>> {
+    return this.waitFor((frame) => (matches(frame, namespace, message) ? (frame as EventFrame<N, M>) : undefined), `${namespace} ${message}`, options);
+  }
+
+  /**
+   * Sends `control` `join` and resolves with the answer: `join_success`, `in_waiting_room` (wait for
+   * `moderation` `accepted`, then `enterRoom`) or `join_blocked` (the room is full). A `control`
+   * `error` (`invalid_username`, `already_joined`) rejects with a `SignalingCommandError`.
+   */
+  async join(displayName: string, options: WaitOptions & { avatarUrl?: string } = {}): Promise<JoinResult> {
+    const { avatarUrl, ...wait } = options;
+    // sending first is safe: the wait below is in place before any frame can be dispatched
+    this.send('control', { action: 'join', display_name: displayName, ...(avatarUrl !== undefined ? { avatar_url: avatarUrl } : {}) });
+    return this.waitFor<JoinResult>(
+      (frame) => {
+        if (matches(frame, 'control', 'join_success')) return { result: 'join_success', frame: frame as EventFrame<'control', 'join_success'> };
+        if (matches(frame, 'moderation', 'in_waiting_room')) return { result: 'in_waiting_room', frame: frame as EventFrame<'moderation', 'in_waiting_room'> };
+        if (matches(frame, 'control', 'join_blocked')) return { result: 'join_blocked', frame: frame as EventFrame<'control', 'join_blocked'> };
+        if (matches(frame, 'control', 'error')) throw new SignalingCommandError(frame as EventFrame<'control', 'error'>);
+        return undefined;
+      },
+      'answer to join',
+      wait,
+    );
+  }
+
+  /**
+   * After `moderation` `accepted`: sends `control` `enter_room` and resolves with `join_success`;
+   * a `control` `error` (`not_accepted_or_not_in_waiting_room`) rejects with a `SignalingCommandError`.
+   */
+  async enterRoom(options: WaitOptions = {}): Promise<EventFrame<'control', 'join_success'>> {
+    this.send('control', { action: 'enter_room' });
+    return this.waitFor(
+      (frame) => {
+        if (matches(frame, 'control', 'error')) throw new SignalingCommandError(frame as EventFrame<'control', 'error'>);
+        return matches(frame, 'control', 'join_success') ? (frame as EventFrame<'control', 'join_success'>) : undefined;
+      },
+      'answer to enter_room',
+      options,
+    );
+  }
+
+  /**
+   * Every frame from this call on, until the socket closes (the iteration then ends) or the server
+   * breaks the protocol (it then throws); `signal` ends it early, as does `break`.
+   */
+  events(options: { signal?: AbortSignal } = {}): AsyncIterableIterator<ServerEvent> {
+    const queue: ServerEvent[] = [];
+    let wake: (() => void) | undefined;
+    const unsubscribe = this.onFrame((frame) => {
+      queue.push(frame);
+      wake?.();
+    });
+    const pending: PendingWait = { what: 'the next frame', fail: () => wake?.() };
+    this.waits.add(pending);
+    const onAbort = () => wake?.();
+    options.signal?.addEventListener('abort', onAbort);
+    const stop = () => {
+      unsubscribe();
+      this.waits.delete(pending);
+      options.signal?.removeEventListener('abort', onAbort);
+      queue.length = 0;
+    };
+    const iterator: AsyncIterableIterator<ServerEvent> = {
+      next: async () => {
+        for (;;) {
+          if (this.protocolFailure) {
+            stop();
+            throw this.protocolFailure;
+          }
+          const frame = queue.shift();
+          if (frame) return { value: frame, done: false };
+          if (this.closedWith || options.signal?.aborted) {
+            stop();
+            return { value: undefined, done: true };
+          }
+          await new Promise<void>((resolve) => (wake = resolve));
+          wake = undefined;
+        }
+      },
+      return: async () => {
+        stop();
+        return { value: undefined, done: true };
+      },
+      [Symbol.asyncIterator]: () => iterator,
+    };
+    return iterator;
+  }
+
+  /** Closes the socket (unless it is closing already) and resolves once it has closed. */
+  close(code = 1000, reason?: string): Promise<SignalingClose> {
+    if (this.socket.readyState === CONNECTING || this.socket.readyState === OPEN) this.socket.close(code, reason);
+    return this.closed;
+  }
+
+  private receive(data: unknown): void {
+    if (this.protocolFailure) return;
+    const text = typeof data === 'string' ? data : new TextDecoder().decode(data as ArrayBuffer);
+    let frame: unknown;
+    try {
+      frame = JSON.parse(text);
+    } catch {
+      return this.fail(new SignalingProtocolError(`server frame is no JSON: ${text.slice(0, 200)}`, text));
+    }
+    try {
+      this.check?.(frame);
+    } catch (err) {
+      return this.fail(err instanceof SignalingProtocolError ? err : new SignalingProtocolError(String(err), frame));
+    }
+    if (!isEnvelope(frame)) return this.fail(new SignalingProtocolError(`server frame is no {namespace, payload} envelope: ${text.slice(0, 200)}`, frame));
+    for (const listener of [...this.listeners]) {
+      try {
+        listener(frame);
+      } catch (err) {
+        // one failing handler must not keep the frame from the others (as with EventTarget listeners)
+        queueMicrotask(() => {
+          throw err;
+        });
+      }
+    }
+  }
+
+  private fail(error: SignalingProtocolError): void {
+    this.protocolFailure = error;
+    for (const wait of [...this.waits]) wait.fail(error);
+    if (this.socket.readyState < CLOSING) this.socket.close(PROTOCOL_FAILURE_CLOSE, 'server frame broke the protocol');
+  }
+
+  /**
+   * Waits for the first frame `pick` maps to a value (undefined: not this one; a throw fails the
+   * wait). `what` names the awaited frame in a timeout's message.
+   */
+  private waitFor<T>(pick: (frame: ServerEvent) => T | undefined, what: string, { timeoutMs, signal }: WaitOptions): Promise<T> {
+    if (this.protocolFailure) return Promise.reject(this.protocolFailure);
+    if (this.closedWith) return Promise.reject(this.closedError(what));
+    if (signal?.aborted) return Promise.reject(signal.reason);
+    return new Promise<T>((resolve, reject) => {
+      const finish = () => {
+        this.listeners.delete(listener);
+        this.waits.delete(pending);
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+      };
+      const pending: PendingWait = {
+        what,
+        fail(error) {
+          finish();
+          reject(error);
+        },
+      };
+      const listener: Listener = (frame) => {
+        let picked: T | undefined;
+        try {
+          picked = pick(frame);
+        } catch (err) {
+          return pending.fail(err as Error);
+        }
+        if (picked !== undefined) {
+          finish();
+          resolve(picked);
+        }
+      };
+      const onAbort = () => pending.fail(signal!.reason);
+      const timer = timeoutMs === undefined ? undefined : setTimeout(() => pending.fail(new SignalingTimeoutError(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
+      this.listeners.add(listener);
+      this.waits.add(pending);
+      signal?.addEventListener('abort', onAbort);
+    });
+  }
+
+  private closedError(what: string): SignalingClosedError {
+    const close = this.closedWith!;
+    return new SignalingClosedError(`the socket closed (${close.code}${close.reason ? ` ${close.reason}` : ''}) before ${what}`, close);
+  }
+}

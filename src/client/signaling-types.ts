@@ -1,0 +1,61 @@
+/**
+ * The types of the typed signaling client, derived from the maps that `npm run generate` writes from
+ * spec/asyncapi.yaml (`CommandsByNamespace`, `EventsByNamespace`): a namespace, action or message
+ * added to the contract is typed here without a change, and one removed stops compiling where used.
+ */
+import type { CommandsByNamespace, EventsByNamespace, ServerEvent } from '../../generated/signaling/types.js';
+
+export type { CommandsByNamespace, EventsByNamespace, ServerEvent };
+
+type PayloadOf<Frame> = Frame extends { payload: infer Payload } ? Payload : never;
+
+/** A namespace the client may send commands to. */
+export type CommandNamespace = keyof CommandsByNamespace & string;
+/** The payloads of a namespace's commands: a union tagged by `action` (free-form in `echo`). */
+export type CommandPayload<N extends CommandNamespace> = PayloadOf<CommandsByNamespace[N][keyof CommandsByNamespace[N]]>;
+
+/** A namespace the server sends events in. */
+export type EventNamespace = keyof EventsByNamespace & string;
+/** A message of the namespace, or `'*'` for every message of it (echo replies are only `'*'`). */
+export type EventMessage<N extends EventNamespace> = (keyof EventsByNamespace[N] & string) | '*';
+/** The whole frame (`{namespace, timestamp, payload}`) of a message; of any message of N for `'*'`. */
+export type EventFrame<N extends EventNamespace, M extends EventMessage<N>> = M extends keyof EventsByNamespace[N]
+  ? EventsByNamespace[N][M]
+  : EventsByNamespace[N][keyof EventsByNamespace[N]];
+
+/** The answer to `join`: in the room, waiting to be let in, or refused for now (the room is full). */
+export type JoinResult =
+  | { result: 'join_success'; frame: EventsByNamespace['control']['join_success'] }
+  | { result: 'in_waiting_room'; frame: EventsByNamespace['moderation']['in_waiting_room'] }
+  | { result: 'join_blocked'; frame: EventsByNamespace['control']['join_blocked'] };
+
+/** How the socket closed: the close frame's code and reason (1006 when there was none). */
+export interface SignalingClose {
+  code: number;
+  reason: string;
+  wasClean: boolean;
+}
+
+/** Waiting for an event: give up after `timeoutMs` or when `signal` aborts (neither: until the socket closes). */
+export interface WaitOptions {
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+/**
+ * What the client needs of a WebSocket: the browser's and Node's global one and the `ws` package's
+ * all fit. Only text frames are sent; received binary frames are read as UTF-8.
+ */
+export interface WebSocketLike {
+  readonly readyState: number;
+  readonly protocol: string;
+  binaryType: string;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: 'open' | 'message' | 'error' | 'close', listener: (event: any) => void): void;
+}
+
+export type WebSocketConstructor = new (url: string, protocols: string[]) => WebSocketLike;
+
+/** Checks one received frame against the contract; throws when it breaks it. */
+export type FrameCheck = (frame: unknown) => void;

@@ -1,0 +1,77 @@
+/**
+ * Type-level tests of the typed signaling client, checked by `npm run typecheck` (tsc covers test/)
+ * and never run: every `@ts-expect-error` line must fail to compile (an unneeded one is itself an
+ * error), so a command, field or message the contract does not have, or a frame read as another
+ * message's, fails the type check. The lines without the directive must compile.
+ */
+import WebSocket from 'ws';
+import { connectSignaling, type EventFrame, type SignalingConnection } from '../../../src/client/index.js';
+
+export function commands(connection: SignalingConnection): void {
+  connection.send('timer', { action: 'start', kind: 'countdown', duration: 60, title: 'Break', enable_ready_check: false });
+  connection.send('timer', { action: 'stop', timer_id: '7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42', reason: 'done' });
+  connection.send('control', { action: 'join', display_name: 'Alice' });
+  connection.send('moderation', { action: 'accept', target: '7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42' });
+  connection.send('echo', { action: 'ping', anything: [1, 2] }); // echo takes any action and fields
+  // @ts-expect-error an action the namespace does not have
+  connection.send('timer', { action: 'begin' });
+  // @ts-expect-error a field the command does not have
+  connection.send('timer', { action: 'stop', timer_id: 'x', colour: 'red' });
+  // @ts-expect-error a field of the wrong type
+  connection.send('timer', { action: 'start', kind: 'stopwatch', enable_ready_check: 'yes' });
+  // @ts-expect-error a value outside the field's enum
+  connection.send('timer', { action: 'start', kind: 'hourglass', enable_ready_check: false });
+  // @ts-expect-error a required field missing
+  connection.send('control', { action: 'join' });
+  // @ts-expect-error another namespace's action
+  connection.send('moderation', { action: 'join', display_name: 'Alice' });
+  // @ts-expect-error a namespace the contract does not have
+  connection.send('nope', { action: 'join' });
+}
+
+export async function events(connection: SignalingConnection): Promise<void> {
+  const started = await connection.next('timer', 'started', { timeoutMs: 1_000 });
+  const kind: 'countdown' | 'stopwatch' = started.payload.kind;
+  const stamped: string = started.timestamp;
+  // @ts-expect-error `started` has no such field
+  void started.payload.reason;
+  // @ts-expect-error a message the namespace does not have
+  await connection.next('timer', 'begun');
+  // @ts-expect-error a command is no event
+  await connection.next('timer', 'start');
+
+  const unsubscribe = connection.on('control', 'joined', (frame) => {
+    const name: string = frame.payload.control.display_name;
+    // @ts-expect-error `joined` is not `left`
+    void frame.payload.reason;
+    void name;
+  });
+  unsubscribe();
+
+  // '*': any message of the namespace, told apart by `message`
+  const any = await connection.next('timer', '*');
+  if (any.payload.message === 'stopped') {
+    const why: 'by_moderator' | 'expired' | 'creator_left' = any.payload.kind;
+    void why;
+  }
+  const echoed: EventFrame<'echo', '*'> = await connection.next('echo', '*');
+  const action: string = echoed.payload.action;
+
+  const answer = await connection.join('Alice');
+  if (answer.result === 'join_success') {
+    const ids: string[] = answer.frame.payload.participants.map((participant) => participant.id);
+    void ids;
+  } else {
+    // @ts-expect-error only `join_success` lists the participants
+    void answer.frame.payload.participants;
+  }
+  void [kind, stamped, action];
+}
+
+export async function sockets(): Promise<void> {
+  // the browser's and Node's global WebSocket and the ws package's all fit
+  await connectSignaling({ url: 'http://localhost:11311', ticket: 't', WebSocket: globalThis.WebSocket });
+  await connectSignaling({ url: 'ws://localhost:11311', ticket: 't', WebSocket, validate: true });
+  // @ts-expect-error a ticket is required
+  await connectSignaling({ url: 'http://localhost:11311' });
+}
