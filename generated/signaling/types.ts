@@ -133,7 +133,7 @@ export interface components {
             name: string;
         };
         /**
-         * @description Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.
+         * @description Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there; a user has at most 100 groups), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.
          * @example {
          *       "enabled": true,
          *       "room_history": [
@@ -208,7 +208,7 @@ export interface components {
             history: components["schemas"]["ChatStoredMessage"][];
         };
         /**
-         * @description `global`: everyone in the room; `group`: the room's participants in one group (registered users' groups are the `x_grp` claim of their last login; guests and callers have none), named by `target`; `private`: two participants, `target` being the receiving one's id.
+         * @description `global`: everyone in the room; `group`: the room's participants in one group (registered users' groups are the first 100 names of the `x_grp` claim of their last login; guests and callers have none), named by `target`; `private`: two participants, `target` being the receiving one's id.
          * @enum {string}
          */
         ChatScope: "global" | "group" | "private";

@@ -4,12 +4,15 @@
  * global one, the `ws` package's) that is opening or open, and imports nothing of Node, so it runs
  * in browsers as it is. `connectSignaling` (signaling.ts) opens the socket and waits for it.
  *
- * Frames are delivered as they arrive: `next` and `join` wait for a frame that comes after the
- * call (nothing is buffered for them), `events()` from its call on. A frame that is no JSON (or,
- * with a `check`, breaks the contract) ends the trust in the server: every wait fails with a
- * `SignalingProtocolError` and the socket is closed. A closing socket fails the waits still open.
+ * Frames are delivered as they arrive, one per task of the event loop (signaling-delivery.ts):
+ * `next` and `join` wait for a frame that comes after the call (nothing is buffered for them), so
+ * `await next(a); await next(b)` gets b however closely it followed a; `events()` yields every
+ * frame from its call on. A frame that is no JSON (or, with a `check`, breaks the contract) ends
+ * the trust in the server: every wait fails with a `SignalingProtocolError` and the socket is
+ * closed. A closing socket fails the waits still open, after the frames that came before the close.
  */
 import type { ServerEvent } from '../../generated/signaling/types.js';
+import { onePerTask } from './signaling-delivery.js';
 import { SignalingClosedError, SignalingCommandError, SignalingProtocolError, SignalingTimeoutError } from './signaling-errors.js';
 import { CLOSING, CONNECTING, OPEN, whenOpen } from './signaling-opening.js';
 import type {
@@ -70,18 +73,23 @@ export class SignalingConnection {
   ) {
     this.check = options.check;
     socket.binaryType = 'arraybuffer';
-    socket.addEventListener('message', (event: { data: unknown }) => this.receive(event.data));
+    // one frame per task, as in browsers: a wait set up after `await next(…)` gets the frame read with it
+    const inTurn = onePerTask();
+    socket.addEventListener('message', (event: { data: unknown }) => inTurn(() => this.receive(event.data)));
     // the close that follows an error tells the waits; the listener also keeps the ws package from throwing it
     socket.addEventListener('error', (event: { message?: unknown }) => {
       if (typeof event.message === 'string' && event.message) this.socketError = event.message;
     });
     this.closed = new Promise((resolve) =>
-      socket.addEventListener('close', (event: { code: number; reason: string; wasClean: boolean }) => {
-        const close = { code: event.code, reason: event.reason, wasClean: event.wasClean };
-        this.closedWith = close;
-        resolve(close);
-        for (const wait of [...this.waits]) wait.fail(this.protocolFailure ?? this.closedError(wait.what));
-      }),
+      socket.addEventListener('close', (event: { code: number; reason: string; wasClean: boolean }) =>
+        // after the frames that came before it
+        inTurn(() => {
+          const close = { code: event.code, reason: event.reason, wasClean: event.wasClean };
+          this.closedWith = close;
+          resolve(close);
+          for (const wait of [...this.waits]) wait.fail(this.protocolFailure ?? this.closedError(wait.what));
+        }),
+      ),
     );
     this.opened = whenOpen(socket, this.closed, () => this.socketError);
     this.opened.catch(() => {}); // a caller that never awaits the opening learns of it from `closed`
@@ -176,14 +184,19 @@ export class SignalingConnection {
     });
     const pending: PendingWait = { what: 'the next frame', fail: () => wake?.() };
     this.waits.add(pending);
-    const onAbort = () => wake?.();
-    options.signal?.addEventListener('abort', onAbort);
     const stop = () => {
       unsubscribe();
       this.waits.delete(pending);
       options.signal?.removeEventListener('abort', onAbort);
       queue.length = 0;
     };
+    // at once, not at the next `next()`: an iteration nobody goes on with must not keep collecting frames
+    const onAbort = () => {
+      stop();
+      wake?.();
+    };
+    if (options.signal?.aborted) stop();
+    else options.signal?.addEventListener('abort', onAbort);
     const iterator: AsyncIterableIterator<ServerEvent> = {
       next: async () => {
         for (;;) {

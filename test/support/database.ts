@@ -6,15 +6,16 @@
  * - Otherwise: PGlite in memory. A cold PGlite start with initdb takes 3–5 s (gotcha 20), loading a
  *   dumped data directory under 1 s. So the migrated template is built once and dumped; later
  *   databases of the process load that dump. The dump is also kept on disk, keyed by the migration
- *   sources and the PGlite and Kysely versions, so the next test file (a new process) skips the cold
- *   start too.
+ *   sources (every file under src/db/migrations/ and src/db/migrate.ts, which lists those that run)
+ *   and the PGlite and Kysely versions, so the next test file (a new process) skips the cold start
+ *   too.
  *
  * `reset()` empties every table (not the migration bookkeeping) and restarts identities; use it
  * between tests.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
@@ -109,17 +110,31 @@ async function buildTemplate(): Promise<{ pglite: PGlite; dump: Blob }> {
   return { pglite, dump };
 }
 
-function templateCacheFile(): string {
-  const root = fileURLToPath(new URL('../../', import.meta.url));
+/** Where the template of the checkout at `root` is kept: a name that changes with whatever decides its schema. */
+export function templateCacheFile(root = fileURLToPath(new URL('../../', import.meta.url))): string {
   const hash = createHash('sha256');
   for (const pkg of ['@electric-sql/pglite', 'kysely']) {
     hash.update(readFileSync(join(root, 'node_modules', pkg, 'package.json')));
   }
-  const migrations = join(root, 'src/db/migrations');
-  for (const file of readdirSync(migrations).sort()) {
-    hash.update(file).update(readFileSync(join(migrations, file)));
+  for (const file of SCHEMA_SOURCES.flatMap((source) => filesOf(join(root, source)))) {
+    hash.update(relative(root, file)).update(readFileSync(file));
   }
   return join(root, 'node_modules/.cache/convene', `pglite-template-${hash.digest('hex').slice(0, 16)}.tar`);
+}
+
+/**
+ * What decides the template's schema: the migrations, and migrate.ts, which lists those that run
+ * (a migration file it does not list yet changes nothing, and listing it later must change the key).
+ */
+const SCHEMA_SOURCES = ['src/db/migrate.ts', 'src/db/migrations'];
+
+/** The file itself, or every file under the directory, in a fixed order. */
+function filesOf(path: string): string[] {
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath, entry.name))
+    .sort();
 }
 
 function readCache(file: string): Blob | undefined {

@@ -50,6 +50,8 @@ export class SignalingClient {
   readonly connection: SignalingConnection;
   readonly closed: Promise<SignalingClose>;
   private waiters: Array<() => void> = [];
+  /** The typed client has delivered the close, after every frame that came before it. */
+  private ended = false;
 
   constructor(readonly ws: WebSocket) {
     this.connection = new SignalingConnection(ws, { check: checkServerFrame });
@@ -59,7 +61,10 @@ export class SignalingClient {
       this.wake();
     });
     this.closed = this.connection.closed;
-    void this.closed.then(() => this.wake());
+    void this.closed.then(() => {
+      this.ended = true;
+      this.wake();
+    });
   }
 
   private wake() {
@@ -90,7 +95,7 @@ export class SignalingClient {
       );
       if (index >= 0) return this.inbox.splice(index, 1)[0] as ServerFrame<Payload<N, M>>;
       const left = deadline - Date.now();
-      if (left <= 0 || this.ws.readyState === WebSocket.CLOSED) {
+      if (left <= 0 || this.ended) {
         throw new Error(
           `no ${namespace ?? 'frame'}${message ? ` ${message}` : ''} within ${timeoutMs} ms; inbox: ${JSON.stringify(this.inbox)}`,
         );

@@ -21,13 +21,19 @@ export interface IdentityClaims {
   expires_at: Date;
 }
 
-const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+/** Whether PostgreSQL's text can hold the string: it has no NUL (a login storing one would fail). */
+const storable = (value: string) => !value.includes('\0');
+
+/** A claim's text; none when it is empty, blank, or could not be stored. */
+const text = (value: unknown): string | undefined =>
+  typeof value === 'string' && value.trim() !== '' && storable(value) ? value : undefined;
 
 /**
  * Maps verified ID-token claims. `sub` and `email` are required; missing names become '' rather than
  * a failed login, because many IdP accounts (service users, social logins) carry only some of them.
  */
 export function identityClaimsFrom(payload: JWTPayload & { sub: string; exp: number }, tariffClaim?: string): IdentityClaims {
+  if (!storable(payload.sub)) throw new TokenRejected('the "sub" claim holds NUL');
   const email = text(payload.email);
   if (!email) throw new TokenRejected('the token lacks the "email" claim');
   const claims: IdentityClaims = {
@@ -52,16 +58,30 @@ export function identityClaimsFrom(payload: JWTPayload & { sub: string; exp: num
 
 /** Longest group name kept (the database's limit); a longer one is left out, as is anything that is no name. */
 export const MAX_GROUP_NAME = 255;
+/**
+ * Most groups kept per user: the first ones of the claim. Each is a row at login, a history read
+ * and an entry of the chat's `join_success`, so a claim of thousands must not reach them.
+ */
+export const MAX_GROUPS = 100;
+
+/** A name PostgreSQL's text can hold as it is: no NUL, no lone surrogate (the driver would change it). */
+const isGroupName = (name: unknown): name is string =>
+  typeof name === 'string' && name !== '' && storable(name) && name.isWellFormed() && [...name].length <= MAX_GROUP_NAME;
 
 /**
  * The `x_grp` claim (reference opentalk.md §3.4: an array of group names, e.g. Keycloak group paths):
- * its non-empty strings of at most `MAX_GROUP_NAME` characters, each once. A missing claim means no
- * groups, so a login after the IdP dropped a user from every group drops them here too.
+ * its first `MAX_GROUPS` distinct group names (non-empty strings of at most `MAX_GROUP_NAME`
+ * characters). A missing claim means no groups, so a login after the IdP dropped a user from every
+ * group drops them here too.
  */
 export function groupsFrom(claim: unknown): string[] {
   if (!Array.isArray(claim)) return [];
-  const names = claim.filter((name): name is string => typeof name === 'string' && name !== '' && [...name].length <= MAX_GROUP_NAME);
-  return [...new Set(names)];
+  const names = new Set<string>();
+  for (const name of claim) {
+    if (names.size === MAX_GROUPS) break;
+    if (isGroupName(name)) names.add(name);
+  }
+  return [...names];
 }
 
 /** Reads a dot path such as `realm_access.roles`; a claim whose name itself has dots is tried whole first. */

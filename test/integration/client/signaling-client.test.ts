@@ -7,8 +7,7 @@
  * WebSocket can know of them), the accepted protocol, resumption, and what validation catches (a
  * stand-in server sends the frames the real one never would).
  */
-import type { AddressInfo } from 'node:net';
-import WsWebSocket, { WebSocketServer } from 'ws';
+import WsWebSocket from 'ws';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { Middleware } from 'openapi-fetch';
 import { validateHandshakeError } from '../../../generated/signaling/validators.js';
@@ -32,6 +31,7 @@ import {
 import { checkResponse, operationFor } from '../../support/contract.js';
 import { DEFAULT_PROTOCOL, startTicket, type Starter } from '../../support/signaling-client.js';
 import { useSignalingRooms } from '../../support/signaling-rooms.js';
+import { standIn } from '../../support/signaling-stand-in.js';
 import { freshSource } from '../../support/signaling.js';
 import type { TestApp } from '../../support/test-app.js';
 
@@ -185,6 +185,35 @@ describe('waiting for events', () => {
   });
 });
 
+describe('listeners', () => {
+  it('leaves none behind: not of a wait that resolved, timed out or was aborted, a refused join, or an iteration ended by return or by its signal', async () => {
+    const alice = await start((await room()).moderator);
+    // what the connection holds per subscriber (private: nothing else would tell a leak)
+    const held = () => ({ listeners: alice['listeners'].size, waits: alice['waits'].size });
+    expect(held()).toEqual({ listeners: 0, waits: 0 });
+
+    const echoed = alice.next('echo', '*', { timeoutMs: 3_000 });
+    alice.send('echo', { action: 'ping' });
+    await echoed;
+    await expect(alice.next('timer', 'started', { timeoutMs: 10 })).rejects.toThrow(SignalingTimeoutError);
+    const abort = new AbortController();
+    const aborted = alice.next('timer', 'started', { signal: abort.signal });
+    abort.abort(new Error('gave up'));
+    await expect(aborted).rejects.toThrow('gave up');
+    await expect(alice.join('   ', { timeoutMs: 3_000 })).rejects.toThrow(SignalingCommandError);
+    const frames = alice.events();
+    alice.send('echo', { action: 'ping' });
+    await frames.next();
+    await frames.return!();
+    // aborted while nobody iterates: it stops collecting frames at once
+    const stop = new AbortController();
+    const abandoned = alice.events({ signal: stop.signal });
+    stop.abort();
+    expect(held()).toEqual({ listeners: 0, waits: 0 });
+    expect(await abandoned.next()).toEqual({ value: undefined, done: true });
+  });
+});
+
 describe('closing', () => {
   it('closes with the code and reason given; the others see the participant leave', async () => {
     const { moderator, guest } = await room();
@@ -286,25 +315,6 @@ describe('signalingUrl', () => {
     expect(() => signalingUrl('ftp://localhost')).toThrow('not a server URL: ftp://localhost/ (http, https, ws or wss)');
   });
 });
-
-/**
- * A stand-in server that accepts any opening and answers the client's first frame with `frame`:
- * for frames the real server never sends. (Answering, not sending at once, so that the client's
- * wait is in place before the frame comes.)
- */
-async function standIn(frame: string): Promise<{ url: string; close(): Promise<void> }> {
-  const server = new WebSocketServer({ port: 0, host: '127.0.0.1', handleProtocols: () => DEFAULT_PROTOCOL });
-  server.on('connection', (socket) => socket.once('message', () => socket.send(frame)));
-  await new Promise((resolve) => server.once('listening', resolve));
-  return {
-    url: `ws://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    close: () =>
-      new Promise((resolve) => {
-        for (const client of server.clients) client.terminate();
-        server.close(() => resolve());
-      }),
-  };
-}
 
 describe('validation', () => {
   const timestamp = new Date().toISOString();

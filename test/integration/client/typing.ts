@@ -27,6 +27,18 @@ export function commands(connection: SignalingConnection): void {
   connection.send('moderation', { action: 'join', display_name: 'Alice' });
   // @ts-expect-error a namespace the contract does not have
   connection.send('nope', { action: 'join' });
+
+  connection.send('chat', { action: 'send_message', scope: 'group', target: '/dev', content: 'Hello dev!' });
+  connection.send('chat', { action: 'set_last_seen_timestamp', scope: 'global', timestamp: '2026-05-04T09:30:00Z' });
+  connection.send('chat', { action: 'clear_history' });
+  // @ts-expect-error a scope the contract does not have
+  connection.send('chat', { action: 'send_message', scope: 'everyone', content: 'Hello?' });
+  // @ts-expect-error a message needs its content
+  connection.send('chat', { action: 'send_message', scope: 'global' });
+  // @ts-expect-error the moderators' switch takes no fields
+  connection.send('chat', { action: 'disable_chat', for_minutes: 5 });
+  // @ts-expect-error a timestamp is a string
+  connection.send('chat', { action: 'set_last_seen_timestamp', scope: 'global', timestamp: Date.now() });
 }
 
 export async function events(connection: SignalingConnection): Promise<void> {
@@ -39,6 +51,14 @@ export async function events(connection: SignalingConnection): Promise<void> {
   await connection.next('timer', 'begun');
   // @ts-expect-error a command is no event
   await connection.next('timer', 'start');
+
+  const sent = await connection.next('chat', 'message_sent');
+  const scope: 'global' | 'group' | 'private' = sent.payload.scope;
+  // @ts-expect-error `message_sent` has no timestamp of its own (the frame has)
+  void sent.payload.timestamp;
+  const chatError = await connection.next('chat', 'error');
+  // @ts-expect-error an error code the chat does not have
+  if (chatError.payload.error === 'timer_already_running') void chatError;
 
   const unsubscribe = connection.on('control', 'joined', (frame) => {
     const name: string = frame.payload.control.display_name;
@@ -65,7 +85,7 @@ export async function events(connection: SignalingConnection): Promise<void> {
     // @ts-expect-error only `join_success` lists the participants
     void answer.frame.payload.participants;
   }
-  void [kind, stamped, action];
+  void [kind, stamped, action, scope];
 }
 
 export async function sockets(): Promise<void> {

@@ -2,8 +2,10 @@
  * The chat across two Convene instances over one database and one Redis, with real WebSocket
  * clients on both: each scope reaches its audience whichever instance each participant is on (a
  * group message the group's members only, a private message its two participants only), a joiner
- * on one instance is shown what was said on the other, one moderator's switch and clearing hold on
- * both, a private message to one who left the other instance is refused, and nothing of the chat
+ * on one instance is shown what was said on the other (and nothing of groups and private chats not
+ * its own), a session resumed on the other instance gets its private messages and last-seen
+ * timestamps back, one moderator's switch and clearing hold on both, refusals go to their sender
+ * alone, a private message to one who left the other instance is refused, and nothing of the chat
  * is left in Redis once the last participant, on either instance, is gone. Needs REDIS_URL: without
  * Redis each instance has its own in-process bus and store, and two instances share nothing.
  */
@@ -19,7 +21,7 @@ if (!redisUrl) console.log('REDIS_URL is not set: the two-instance chat tests ne
 const GRACE_MS = 400;
 
 describe.skipIf(!redisUrl)('the chat on two instances over one database and Redis', () => {
-  const { app: one, join } = useSignalingRooms();
+  const { app: one, join, openResuming } = useSignalingRooms();
   const two = {} as TestApp;
   beforeAll(async () => {
     Object.assign(two, await one.withConfig({}));
@@ -96,6 +98,57 @@ describe.skipIf(!redisUrl)('the chat on two instances over one database and Redi
     for (const client of everyone) await client.next('chat', 'chat_enabled');
     const late = await join(starters.operator, 'Olaf again', two);
     expect(late.joinSuccess.chat).toMatchObject({ enabled: true, room_history: [] });
+    await quiet(everyone);
+  });
+
+  it('shows a joiner on the other instance nothing of a group it is not in, nor of the private chats of others', async () => {
+    const { alice, gina, dave, olaf, starters } = await splitRoom();
+    dave.command('chat', 'send_message', { scope: 'group', target: '/dev', content: 'Hello dev!' });
+    gina.command('chat', 'send_message', { scope: 'private', target: id(olaf), content: 'Hello Olaf!' });
+    await alice.next('chat', 'message_sent');
+    await olaf.next('chat', 'message_sent');
+    const olafAgain = await join(starters.operator, 'Olaf again', one);
+    const guest = await join(starters.guest, 'Gina again', two);
+    expect(olafAgain.joinSuccess.chat).toMatchObject({ room_history: [], groups_history: [{ name: '/ops', history: [] }], private_history: [] });
+    expect(guest.joinSuccess.chat).toMatchObject({ room_history: [], groups_history: [], private_history: [] });
+  });
+
+  it("keeps a participant's private messages and last-seen timestamps for its session resumed on the other instance", async () => {
+    const { alice, gina, dave, starters } = await splitRoom();
+    gina.command('chat', 'send_message', { scope: 'private', target: id(dave), content: 'Hello Dev!' });
+    await dave.next('chat', 'message_sent');
+    dave.command('chat', 'set_last_seen_timestamp', { scope: 'global', timestamp: '2026-05-04T09:30:00Z' });
+    dave.command('chat', 'set_last_seen_timestamp', { scope: 'group', target: '/dev', timestamp: '2026-05-04T09:31:00Z' });
+    dave.command('chat', 'set_last_seen_timestamp', { scope: 'private', target: id(gina), timestamp: '2026-05-04T09:32:00Z' });
+    await dave.expectNothing(undefined, undefined, GRACE_MS);
+    await dave.close();
+    await alice.next('control', 'left');
+    // Dev comes back on instance one
+    const back = await openResuming(starters.developer, dave.resumption);
+    back.command('control', 'join', { display_name: 'Dev' });
+    const { payload } = await back.next('control', 'join_success');
+    expect(payload.id).toBe(id(dave));
+    expect(payload.chat).toMatchObject({
+      private_history: [{ correspondent: id(gina), history: [expect.objectContaining({ source: id(gina), content: 'Hello Dev!' })] }],
+      last_seen_timestamp_global: '2026-05-04T09:30:00Z',
+      last_seen_timestamps_group: { '/dev': '2026-05-04T09:31:00Z' },
+      last_seen_timestamps_private: { [id(gina)]: '2026-05-04T09:32:00Z' },
+    });
+  });
+
+  it("answers a refused command on instance two to its sender alone, and nobody on either instance hears of it", async () => {
+    const { dave, everyone } = await splitRoom();
+    const refusals: Array<[string, Record<string, unknown>, string]> = [
+      ['disable_chat', {}, 'insufficient_permissions'],
+      ['clear_history', {}, 'insufficient_permissions'],
+      ['send_message', { scope: 'global', content: ' ' }, 'empty_message'],
+      ['send_message', { scope: 'global', content: 'x'.repeat(4097) }, 'max_characters_exceeded'],
+      ['send_message', { scope: 'group', target: '/ops', content: 'Hello ops!' }, 'invalid_target'],
+    ];
+    for (const [action, fields, error] of refusals) {
+      dave.command('chat', action, fields);
+      expect((await dave.next('chat', 'error')).payload.error).toBe(error);
+    }
     await quiet(everyone);
   });
 

@@ -16,6 +16,10 @@ import { roomKeysLeft, useSignalingRooms } from '../../support/signaling-rooms.j
 const GRACE_MS = 200;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 const MAX_CHARACTERS = 4096;
+/** Messages kept per scope. */
+const HISTORY_LIMIT = 100;
+/** Groups kept per user. */
+const MAX_GROUPS = 100;
 
 const { app, join, open, openResuming } = useSignalingRooms({ no_chat: { disabled_modules: ['chat'] } });
 
@@ -90,6 +94,19 @@ describe('join_success', () => {
     expect(back.joinSuccess.chat?.groups_history).toEqual([{ name: '/qa', history: [] }]);
     back.command('chat', 'send_message', { scope: 'group', target: '/dev', content: 'Still dev?' });
     expect(await nextError(back)).toBe('invalid_target');
+  });
+});
+
+describe('a user of many groups', () => {
+  it(`is in the first ${MAX_GROUPS} of a login that named 2,000: each listed in join_success, and no other to send to`, async () => {
+    const names = Array.from({ length: 2_000 }, (_, i) => `/g${String(i).padStart(4, '0')}`);
+    const owner = await login('many', names);
+    const alice = await join({ roomId: await insertRoom(app, owner), token: owner.accessToken }, 'Alice');
+    expect(alice.joinSuccess.chat?.groups_history).toEqual(names.slice(0, MAX_GROUPS).map((name) => ({ name, history: [] })));
+    alice.command('chat', 'send_message', { scope: 'group', target: names[MAX_GROUPS - 1], content: 'the last one' });
+    expect((await alice.next('chat', 'message_sent')).payload.target).toBe(names[MAX_GROUPS - 1]);
+    alice.command('chat', 'send_message', { scope: 'group', target: names[MAX_GROUPS], content: 'one too many' });
+    expect(await nextError(alice)).toBe('invalid_target');
   });
 });
 
@@ -252,6 +269,34 @@ describe('histories and last-seen timestamps', () => {
     });
     const handled = Date.parse(late.joinSuccess.chat!.room_history[0]!.timestamp);
     expect(Math.abs(handled - Date.now())).toBeLessThan(10_000);
+  });
+
+  it('show a latecomer nothing of a group it is not in, nor of the private chats of others', async () => {
+    const { alice, dev, nadia, gina, starters, id } = await fourInARoom();
+    dev.command('chat', 'send_message', { scope: 'group', target: '/dev', content: 'Hello dev!' });
+    alice.command('chat', 'send_message', { scope: 'group', target: '/ops', content: 'Hello ops!' });
+    gina.command('chat', 'send_message', { scope: 'private', target: id(nadia), content: 'Hello Nadia!' });
+    dev.command('chat', 'send_message', { scope: 'private', target: id(alice), content: 'Hello Alice!' });
+    // Alice hears the two groups' and Dev's private message, Nadia Gina's
+    for (let i = 0; i < 3; i++) await alice.next('chat', 'message_sent');
+    await nadia.next('chat', 'message_sent');
+    const [devAgain, nadiaAgain, guest] = [
+      await join(starters.developer, 'Dev again'),
+      await join(starters.nobody, 'Nadia again'),
+      await join(starters.guest, 'Gina again'),
+    ];
+    expect(devAgain.joinSuccess.chat).toEqual({ ...emptyChat, groups_history: [{ name: '/dev', history: [expect.objectContaining({ content: 'Hello dev!' })] }] });
+    for (const late of [nadiaAgain, guest]) expect(late.joinSuccess.chat).toEqual(emptyChat);
+  });
+
+  it(`show a latecomer the last ${HISTORY_LIMIT} messages of a scope, oldest first`, async () => {
+    const { dev, nadia, starters } = await fourInARoom();
+    for (let i = 1; i <= HISTORY_LIMIT + 1; i++) dev.command('chat', 'send_message', { scope: 'group', target: '/dev', content: `#${i}` });
+    for (let i = 1; i <= HISTORY_LIMIT + 1; i++) await dev.next('chat', 'message_sent');
+    const late = await join(starters.developer, 'Dev again');
+    const [group] = late.joinSuccess.chat!.groups_history;
+    expect(group!.history.map((message) => message.content)).toEqual(Array.from({ length: HISTORY_LIMIT }, (_, i) => `#${i + 2}`));
+    await quiet([nadia]);
   });
 
   it('keep a participant’s private messages and last-seen timestamps for its resumed session, and answer nothing to set_last_seen_timestamp', async () => {

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { decodeJwt } from 'jose';
 import { describe, expect, it } from 'vitest';
 
-import { groupsFrom, identityClaimsFrom, MAX_GROUP_NAME } from '../../../src/domain/identity/claims.js';
+import { groupsFrom, identityClaimsFrom, MAX_GROUP_NAME, MAX_GROUPS } from '../../../src/domain/identity/claims.js';
 import { createDevIdentityProvider } from '../../../src/domain/identity/dev-provider.js';
 import { mintDevTokens } from '../../../src/domain/identity/dev-token.js';
 import { createIdentity } from '../../../src/domain/identity/identity.js';
@@ -23,6 +23,18 @@ describe('groupsFrom', () => {
   it(`takes names of 1 to ${MAX_GROUP_NAME} characters, counted as code points, and leaves out the rest`, () => {
     const longest = '😀'.repeat(MAX_GROUP_NAME);
     expect(groupsFrom([longest, `${longest}x`, 'x'.repeat(MAX_GROUP_NAME + 1), '', 'a'])).toEqual([longest, 'a']);
+  });
+
+  it(`keeps the first ${MAX_GROUPS} distinct names of a claim of 100,000, what it leaves out not counting`, () => {
+    const claim = ['/dup', '/dup', '', 7, ...Array.from({ length: 100_000 }, (_, i) => `/g${i}`)];
+    const groups = groupsFrom(claim);
+    expect(groups).toHaveLength(MAX_GROUPS);
+    expect(groups).toEqual(['/dup', ...Array.from({ length: MAX_GROUPS - 1 }, (_, i) => `/g${i}`)]);
+    expect(groupsFrom(Array.from({ length: MAX_GROUPS }, (_, i) => `/g${i}`))).toHaveLength(MAX_GROUPS);
+  });
+
+  it('leaves out a name PostgreSQL cannot store as it is: one holding NUL or a lone surrogate', () => {
+    expect(groupsFrom(['/a\u0000b', '\u0000', '/x\ud800', '\udc00/y', '/ok 😀'])).toEqual(['/ok 😀']);
   });
 
   it('leaves out what is no string, and takes no groups from anything but an array', () => {
