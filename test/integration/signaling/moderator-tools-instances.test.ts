@@ -1,14 +1,18 @@
 /**
  * Raised hands, the moderator role and the moderators' tools across two Convene instances over one
  * database and one Redis, with real WebSocket clients on both: a moderator on one instance acts on
- * a participant whose socket is on the other (its own instance carries the order out), the room
- * switches (raised hands disabled, the waiting room turned on) hold on both, a ban ends the user's
- * sessions on both, and nothing of it stays in Redis once everyone is gone. Needs REDIS_URL:
- * without Redis each instance has its own in-process bus and stores.
+ * a participant whose socket is on the other (its own instance carries the order out), a role
+ * granted or revoked on one instance counts on the other, every refusal (permissions, the owner's
+ * protection, guests, absent targets) holds for targets on the other instance, the room switches
+ * (raised hands disabled, the waiting room turned on) hold on both, a ban ends the user's sessions
+ * on both (in the room and waiting), an order crossing its target's own close leaves one `left`,
+ * and nothing of it stays in Redis once everyone is gone. Needs REDIS_URL: without Redis each
+ * instance has its own in-process bus and stores.
  */
+import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openAndJoin, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { redisUrl, startRoom } from '../../support/signaling.js';
+import { dbOf, redisUrl, startRoom } from '../../support/signaling.js';
 import { roomKeysLeft, useSignalingRooms } from '../../support/signaling-rooms.js';
 import type { TestApp } from '../../support/test-app.js';
 
@@ -46,6 +50,34 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     }
   }
 
+  /** The user behind the room's event invitee of that role (`invitee(role)` creates one per role and room here). */
+  async function inviteeUser(roomId: string, role: 'moderator' | 'user') {
+    const { invitee } = await dbOf(one)
+      .selectFrom('event_invites')
+      .innerJoin('events', 'events.id', 'event_invites.event_id')
+      .select('event_invites.invitee')
+      .where('events.room_id', '=', roomId)
+      .where('event_invites.role', '=', role)
+      .executeTakeFirstOrThrow();
+    return invitee;
+  }
+
+  /** The next `left` of one participant, skipping others'. */
+  async function leftOf(client: SignalingClient, id: string) {
+    for (;;) {
+      const { payload } = await client.next('control', 'left');
+      if (payload.id === id) return payload;
+    }
+  }
+
+  /** The next `joined_waiting_room` of the participant with that display name, skipping others'. */
+  async function arrivalOf(client: SignalingClient, displayName: string) {
+    for (;;) {
+      const { payload } = await client.next('moderation', 'joined_waiting_room');
+      if (payload.control.display_name === displayName) return payload;
+    }
+  }
+
   /** Owner Alice on instance one, user Ulla and guest Gus on instance two. */
   async function spread(options: { waitingRoom?: boolean } = {}) {
     const theRoom = await room(options);
@@ -79,6 +111,121 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     alice.command('moderation', 'reset_raised_hands', { target: idOf(gus) });
     await gus.next('moderation', 'raised_hand_reset_by_moderator');
     expect((await updateOf(late, idOf(gus))).control.hand_is_up).toBe(false);
+  });
+
+  it("lowers a hand on one instance, seen on the other, and resets everyone's hands on both", async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    ulla.command('control', 'raise_hand');
+    for (const client of [alice, gus]) expect((await updateOf(client, idOf(ulla))).control.hand_is_up).toBe(true);
+    ulla.command('control', 'lower_hand');
+    for (const client of [alice, gus]) expect((await updateOf(client, idOf(ulla))).control.hand_is_up).toBe(false);
+
+    alice.command('control', 'raise_hand');
+    expect((await updateOf(gus, idOf(alice))).control.hand_is_up).toBe(true);
+    gus.command('control', 'raise_hand');
+    expect((await updateOf(alice, idOf(gus))).control.hand_is_up).toBe(true);
+    alice.command('moderation', 'reset_raised_hands');
+    for (const client of [alice, ulla, gus]) {
+      expect((await client.next('moderation', 'raised_hand_reset_by_moderator')).payload).toEqual({
+        message: 'raised_hand_reset_by_moderator',
+        issued_by: idOf(alice),
+      });
+    }
+    // Ulla saw each of the two hands go up, then down
+    const hands = new Map<string, boolean[]>();
+    for (let i = 0; i < 4; i++) {
+      const { payload } = await ulla.next('control', 'update');
+      hands.set(payload.id, [...(hands.get(payload.id) ?? []), payload.control.hand_is_up]);
+    }
+    expect(Object.fromEntries(hands)).toEqual({ [idOf(alice)]: [true, false], [idOf(gus)]: [true, false] });
+    await ulla.expectNothing('control', 'update'); // its own hand was down: nothing to tell
+    const late = await join(one, theRoom.guest, 'Late');
+    expect(late.joinSuccess.participants.map((p) => p.control.hand_is_up)).toEqual([false, false, false]);
+  });
+
+  it('refuses, for targets on the other instance, what it refuses on one: non-moderators, the owner, guests, absent targets, nothing to do', async () => {
+    const theRoom = await room();
+    const alice = await join(two, theRoom.moderator, 'Alice');
+    const mona = await join(one, await theRoom.invitee('moderator'), 'Mona');
+    const ulla = await join(two, await theRoom.invitee('user'), 'Ulla');
+    const gus = await join(two, theRoom.guest, 'Gus');
+    const gina = await join(one, theRoom.guest, 'Gina');
+    const everyone = [alice, mona, ulla, gus, gina];
+
+    // a user on two and a guest on one, each about someone on the other instance
+    for (const [sender, target] of [
+      [ulla, idOf(gina)],
+      [gina, idOf(ulla)],
+    ] as const) {
+      const commands: Array<[string, string, Record<string, unknown>]> = [
+        ['control', 'grant_moderator_role', { target }],
+        ['control', 'revoke_moderator_role', { target: idOf(mona) }],
+        ['moderation', 'accept', { target }],
+        ['moderation', 'kick', { target }],
+        ['moderation', 'ban', { target }],
+        ['moderation', 'send_to_waiting_room', { target }],
+        ['moderation', 'debrief', { kick_scope: 'all' }],
+        ['moderation', 'reset_raised_hands', { target }],
+        ['moderation', 'enable_raise_hands', {}],
+        ['moderation', 'disable_raise_hands', {}],
+      ];
+      for (const [namespace, action, fields] of commands) {
+        sender.command(namespace, action, fields);
+        expect((await sender.next(namespace, 'error')).payload, action).toEqual({ message: 'error', error: 'insufficient_permissions' });
+      }
+    }
+    // a moderator on one, about the owner, a user and a guest on two
+    const refusals: Array<[string, string, string, string]> = [
+      ['moderation', 'kick', idOf(alice), 'cannot_kick_room_owner'],
+      ['moderation', 'ban', idOf(alice), 'cannot_ban_room_owner'],
+      ['moderation', 'send_to_waiting_room', idOf(alice), 'cannot_send_room_owner_to_waiting_room'],
+      ['control', 'revoke_moderator_role', idOf(alice), 'target_is_room_owner'],
+      ['control', 'grant_moderator_role', idOf(alice), 'nothing_to_do'],
+      ['control', 'revoke_moderator_role', idOf(ulla), 'nothing_to_do'],
+      ['moderation', 'ban', idOf(gus), 'cannot_ban_guest'],
+      ['moderation', 'accept', idOf(ulla), 'not_in_waiting_room'],
+      ['moderation', 'kick', randomUUID(), 'unknown_participant'],
+      ['control', 'grant_moderator_role', randomUUID(), 'unknown_participant'],
+    ];
+    for (const [namespace, action, target, error] of refusals) {
+      mona.command(namespace, action, { target });
+      expect((await mona.next(namespace, 'error')).payload, `${action} → ${error}`).toEqual({ message: 'error', error });
+    }
+    for (const client of everyone) {
+      await client.expectNothing('moderation', undefined, 0);
+      await client.expectNothing('control', 'left', 0);
+      await client.expectNothing('control', 'role_updated', 0);
+    }
+    expect(await dbOf(one).selectFrom('room_bans').selectAll().where('room_id', '=', theRoom.roomId).execute()).toEqual([]);
+    const late = await join(one, theRoom.guest, 'Late');
+    expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual(everyone.map(idOf).sort());
+    expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
+  });
+
+  it('lets a moderator granted on the other instance act on this one, and not once revoked', async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    const late = await join(one, theRoom.guest, 'Late');
+    alice.command('control', 'grant_moderator_role', { target: idOf(ulla) });
+    await ulla.next('control', 'role_updated');
+    for (const client of [alice, late]) expect((await updateOf(client, idOf(ulla))).control.role).toBe('moderator');
+    ulla.command('moderation', 'kick', { target: idOf(late) });
+    await late.next('moderation', 'kicked');
+    expect((await late.closed).code).toBe(1000);
+    for (const client of [alice, gus]) expect(await leftOf(client, idOf(late))).toEqual({ message: 'left', id: idOf(late), reason: 'kicked' });
+
+    alice.command('control', 'revoke_moderator_role', { target: idOf(ulla) });
+    expect((await ulla.next('control', 'role_updated')).payload.new_role).toBe('user');
+    expect((await updateOf(alice, idOf(ulla))).control.role).toBe('user');
+    for (const [namespace, action, fields] of [
+      ['moderation', 'kick', { target: idOf(alice) }],
+      ['moderation', 'disable_raise_hands', {}],
+      ['control', 'grant_moderator_role', { target: idOf(gus) }],
+    ] as const) {
+      ulla.command(namespace, action, fields);
+      expect((await ulla.next(namespace, 'error')).payload).toEqual({ message: 'error', error: 'insufficient_permissions' });
+    }
+    for (const client of [alice, gus]) await client.expectNothing('moderation', 'raise_hands_disabled', 0);
+    await gus.expectNothing('control', 'role_updated');
   });
 
   it("grants the moderator role to a participant on the other instance: the timer, the waiting room and its events follow", async () => {
@@ -131,6 +278,27 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     for (const app of [one, two]) expect((await startRoom(app, theRoom.roomId, { token: (ullaStarter as { token: string }).token })).status).toBe(404);
   });
 
+  it("bans a user in the room on one instance and waiting on the other: both end, with the ban the user's", async () => {
+    const { theRoom, ullaStarter, alice, ulla, gus } = await spread();
+    alice.command('moderation', 'send_to_waiting_room', { target: idOf(gus) }); // the waiting room is on from now
+    await gus.next('moderation', 'sent_to_waiting_room');
+    const waiting = await askToJoin(one, ullaStarter, 'Ulla waiting');
+    expect((await waiting.next()).payload).toEqual({ message: 'in_waiting_room' });
+    const { id: waitingId } = await arrivalOf(alice, 'Ulla waiting');
+
+    alice.command('moderation', 'ban', { target: idOf(ulla) });
+    for (const session of [ulla, waiting]) {
+      expect((await session.next('moderation', 'banned')).payload).toEqual({ message: 'banned' });
+      expect((await session.closed).code).toBe(1000);
+    }
+    expect(await leftOf(alice, idOf(ulla))).toEqual({ message: 'left', id: idOf(ulla), reason: 'banned' });
+    for (;;) if ((await alice.next('moderation', 'left_waiting_room')).payload.id === waitingId) break;
+    const bans = await dbOf(one).selectFrom('room_bans').select(['user_id', 'created_by']).where('room_id', '=', theRoom.roomId).execute();
+    expect(bans).toEqual([{ user_id: await inviteeUser(theRoom.roomId, 'user'), created_by: theRoom.owner.id }]);
+    for (const client of [gus, alice]) await client.close();
+    expect(await roomKeysLeft(theRoom.roomId)).toEqual([]);
+  });
+
   it('debriefs participants on both instances from either', async () => {
     const { theRoom, alice, ulla, gus } = await spread();
     const mona = await join(two, await theRoom.invitee('moderator'), 'Mona');
@@ -142,12 +310,50 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     }
     for (const client of [alice, mona]) {
       expect((await client.next('moderation', 'debriefing_started')).payload).toEqual({ message: 'debriefing_started', issued_by: idOf(mona) });
+      const lefts = [];
+      for (let i = 0; i < 3; i++) lefts.push((await client.next('control', 'left')).payload);
+      expect(lefts.map((left) => [left.id, left.reason]).sort()).toEqual([ulla, gus, guestOnOne].map((gone) => [idOf(gone), 'kicked']).sort());
     }
     // those removed wait when they come back, on either instance
     for (const app of [one, two]) {
       const back = await askToJoin(app, theRoom.guest, 'Gus again');
       expect((await back.next()).payload).toEqual({ message: 'in_waiting_room' });
     }
+  });
+
+  it('debriefs everyone with kick_scope all, the sender too, on both instances, and leaves nothing in Redis', async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    const mona = await join(two, await theRoom.invitee('moderator'), 'Mona');
+    alice.command('moderation', 'debrief', { kick_scope: 'all' });
+    for (const client of [alice, ulla, gus, mona]) {
+      expect((await client.next('moderation', 'session_ended')).payload).toEqual({ message: 'session_ended', issued_by: idOf(alice) });
+      expect((await client.closed).code).toBe(1000);
+    }
+    expect(await roomKeysLeft(theRoom.roomId)).toEqual([]);
+  });
+
+  const orders = [
+    ['moderation', 'kick', ['kicked', 'quit']],
+    ['moderation', 'ban', ['banned', 'quit']],
+    ['moderation', 'send_to_waiting_room', ['sent_to_waiting_room', 'quit']],
+    ['control', 'grant_moderator_role', ['quit']],
+  ] as const;
+  // which one wins is the race's: the order crosses Redis while the close leaves at once or a little later
+  const cases = orders.flatMap((order) => [0, 5, 15].map((delayMs) => [...order, delayMs] as const));
+
+  it.each(cases)('%s %s crossing its target closing %i ms later on the other instance: one left to all, nothing left in Redis', async (namespace, action, reasons, delayMs) => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    alice.command(namespace, action, { target: idOf(ulla) });
+    await new Promise((resolve) => setTimeout(resolve, delayMs));
+    await ulla.close();
+    const [seenByAlice, seenByGus] = [await leftOf(alice, idOf(ulla)), await leftOf(gus, idOf(ulla))];
+    expect(reasons).toContain(seenByAlice.reason);
+    expect(seenByGus).toEqual(seenByAlice);
+    for (const client of [alice, gus]) await client.expectNothing('control', 'left');
+    // the only refusal possible: the target had left before the command was looked at
+    for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
+    for (const client of [gus, alice]) await client.close();
+    expect(await roomKeysLeft(theRoom.roomId)).toEqual([]);
   });
 
   it("leaves none of the room's switches in Redis once everyone is gone", async () => {

@@ -5,7 +5,8 @@
  * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`. Who may do what, what each
  * participant is sent (every frame checked against the contract by the test client), the socket
  * of a removed participant closing with 1000 after its last frame, a ban written where the start
- * operation reads it, the commands' limits, and a tariff without the moderation module.
+ * operation reads it (for the target's user, by the sender's), the commands' limits, a moderator's
+ * order crossing its target's own close, and a tariff without the moderation module.
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
@@ -16,6 +17,18 @@ import { useSignalingRooms, type RoomOptions } from '../../support/signaling-roo
 /** `unmoderated`: a tariff without the moderation module. */
 const rooms = useSignalingRooms({ unmoderated: { disabled_modules: ['moderation'] } });
 const { app, open, openResuming, join } = rooms;
+
+/** The user behind the room's event invitee of that role (`invitee(role)` creates one per role and room here). */
+async function inviteeUser(roomId: string, role: 'moderator' | 'user') {
+  const { invitee } = await dbOf(app)
+    .selectFrom('event_invites')
+    .innerJoin('events', 'events.id', 'event_invites.event_id')
+    .select('event_invites.invitee')
+    .where('events.room_id', '=', roomId)
+    .where('event_invites.role', '=', role)
+    .executeTakeFirstOrThrow();
+  return invitee;
+}
 
 type Joined = Awaited<ReturnType<typeof join>>;
 
@@ -45,6 +58,14 @@ async function updateOf(client: SignalingClient, id: string) {
   for (;;) {
     const { payload } = await client.next('control', 'update');
     if (payload.id === id) return payload;
+  }
+}
+
+/** The next `joined_waiting_room` of the participant with that display name, skipping others'. */
+async function arrivalOf(client: SignalingClient, displayName: string) {
+  for (;;) {
+    const { payload } = await client.next('moderation', 'joined_waiting_room');
+    if (payload.control.display_name === displayName) return payload;
   }
 }
 
@@ -176,13 +197,53 @@ describe('the moderator role', () => {
       [alice, 'grant_moderator_role', randomUUID(), 'unknown_participant'],
       [alice, 'grant_moderator_role', mona.joinSuccess.id, 'nothing_to_do'],
       [alice, 'revoke_moderator_role', idOf(ulla), 'nothing_to_do'],
+      [alice, 'revoke_moderator_role', randomUUID(), 'unknown_participant'],
       [mona, 'revoke_moderator_role', idOf(alice), 'target_is_room_owner'],
+      [alice, 'revoke_moderator_role', idOf(alice), 'target_is_room_owner'],
     ];
     for (const [sender, action, target, error] of cases) {
       sender.command('control', action, { target });
       expect((await sender.next('control', 'error')).payload).toEqual({ message: 'error', error });
     }
     for (const client of [alice, ulla, gus, mona]) await client.expectNothing('control', 'role_updated', 50);
+  });
+});
+
+describe("the moderators' commands", () => {
+  it('are refused to a user, a guest and a moderator whose role was revoked, and change nothing', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    alice.command('control', 'revoke_moderator_role', { target: idOf(mona) });
+    expect((await mona.next('control', 'role_updated')).payload.new_role).toBe('user');
+    for (const sender of [ulla, gus, mona]) {
+      const target = sender === gus ? idOf(ulla) : idOf(gus);
+      const commands: Array<[string, string, Record<string, unknown>]> = [
+        ['control', 'grant_moderator_role', { target }],
+        ['control', 'revoke_moderator_role', { target: idOf(alice) }],
+        ['moderation', 'accept', { target }],
+        ['moderation', 'kick', { target }],
+        ['moderation', 'ban', { target }],
+        ['moderation', 'send_to_waiting_room', { target }],
+        ['moderation', 'debrief', { kick_scope: 'all' }],
+        ['moderation', 'reset_raised_hands', {}],
+        ['moderation', 'enable_raise_hands', {}],
+        ['moderation', 'disable_raise_hands', {}],
+      ];
+      for (const [namespace, action, fields] of commands) {
+        sender.command(namespace, action, fields);
+        expect((await sender.next(namespace, 'error')).payload, action).toEqual({ message: 'error', error: 'insufficient_permissions' });
+      }
+    }
+    for (const client of [alice, ulla, gus, mona]) {
+      await client.expectNothing('moderation', undefined, 0);
+      await client.expectNothing('control', 'left', 0);
+      await client.expectNothing('control', 'role_updated', 0);
+    }
+    expect(await dbOf(app).selectFrom('room_bans').selectAll().where('room_id', '=', room.roomId).execute()).toEqual([]);
+    // everyone is still in the room, hands may be raised, and the waiting room is off
+    const late = await join(room.guest, 'Late');
+    expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([alice, ulla, gus, mona].map(idOf).sort());
+    expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
   });
 });
 
@@ -227,12 +288,39 @@ describe('ban', () => {
     expect(lefts.sort()).toEqual([[idOf(ulla), 'banned'], [ulla2.joinSuccess.id, 'banned']].sort());
 
     const bans = await dbOf(app).selectFrom('room_bans').select(['user_id', 'created_by']).where('room_id', '=', room.roomId).execute();
-    expect(bans).toEqual([{ user_id: expect.any(String), created_by: room.owner.id }]);
+    expect(bans).toEqual([{ user_id: await inviteeUser(room.roomId, 'user'), created_by: room.owner.id }]);
     const token = (ullaStarter as { token: string }).token;
     expect((await startRoom(app, room.roomId, { token })).status).toBe(404);
     expect((await startRoom(app, room.roomId, { token, body: { resumption: ulla.resumption } })).status).toBe(404);
     // the room goes on
     expect((await join(room.guest, 'Late')).joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
+  });
+
+  it("by a moderator who is not the owner is that moderator's, and ends the user's waiting and unjoined sessions too", async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    const alice = await join(room.moderator, 'Alice');
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const ullaStarter = await room.invitee('user');
+    const ulla = await wait(ullaStarter, 'Ulla');
+    mona.command('moderation', 'accept', { target: (await arrivalOf(mona, 'Ulla')).id });
+    await ulla.next('moderation', 'accepted');
+    ulla.command('control', 'enter_room');
+    const { id: ullaId } = (await ulla.next('control', 'join_success')).payload;
+    const waiting = await wait(ullaStarter, 'Ulla waiting');
+    const { id: waitingId } = await arrivalOf(alice, 'Ulla waiting');
+    const unjoined = await open(ullaStarter);
+
+    mona.command('moderation', 'ban', { target: ullaId });
+    for (const session of [ulla, waiting, unjoined]) {
+      expect((await session.next('moderation', 'banned')).payload).toEqual({ message: 'banned' });
+      expect((await session.closed).code).toBe(1000);
+      expect(session.received.at(-1)!.payload).toEqual({ message: 'banned' });
+    }
+    expect((await alice.next('control', 'left')).payload).toEqual({ message: 'left', id: ullaId, reason: 'banned' });
+    for (;;) if ((await alice.next('moderation', 'left_waiting_room')).payload.id === waitingId) break;
+    const bans = await dbOf(app).selectFrom('room_bans').select(['user_id', 'created_by']).where('room_id', '=', room.roomId).execute();
+    expect(bans).toEqual([{ user_id: await inviteeUser(room.roomId, 'user'), created_by: await inviteeUser(room.roomId, 'moderator') }]);
+    await alice.expectNothing('control', 'left');
   });
 
   it('refuses guests and callers (cannot_ban_guest) and the owner, and bans nobody', async () => {
@@ -278,11 +366,16 @@ describe('send_to_waiting_room', () => {
     await late.close();
   });
 
-  it('is refused for the owner', async () => {
+  it('is refused for the owner and for targets not in the room', async () => {
     const { room, alice, idOf } = await trio();
     const mona = await join(await room.invitee('moderator'), 'Mona');
-    mona.command('moderation', 'send_to_waiting_room', { target: idOf(alice) });
-    expect((await mona.next('moderation', 'error')).payload.error).toBe('cannot_send_room_owner_to_waiting_room');
+    for (const [target, error] of [
+      [idOf(alice), 'cannot_send_room_owner_to_waiting_room'],
+      [randomUUID(), 'unknown_participant'],
+    ]) {
+      mona.command('moderation', 'send_to_waiting_room', { target });
+      expect((await mona.next('moderation', 'error')).payload.error).toBe(error);
+    }
     await alice.expectNothing('moderation', 'waiting_room_enabled', 50);
   });
 });
@@ -315,6 +408,35 @@ describe('debrief', () => {
     alice.command('moderation', 'debrief', { kick_scope: 'moderators' });
     expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message', details: { namespace: 'moderation', action: 'debrief' } });
     await ulla.expectNothing('moderation', 'session_ended', 50);
+  });
+});
+
+describe("a moderator's order crossing its target's own close", () => {
+  const orders = [
+    ['moderation', 'kick', ['kicked', 'quit']],
+    ['moderation', 'ban', ['banned', 'quit']],
+    ['moderation', 'send_to_waiting_room', ['sent_to_waiting_room', 'quit']],
+    ['control', 'grant_moderator_role', ['quit']],
+  ] as const;
+  // sent with the close, the order mostly finds the target still there; sent after it, gone or going
+  const cases = orders.flatMap((order) => (['with', 'after'] as const).map((when) => [...order, when] as const));
+
+  it.each(cases)('%s %s sent %s the close: the others see the target leave once; it is neither in the room nor waiting', async (namespace, action, reasons, when) => {
+    const { room, ullaStarter, alice, ulla, gus, idOf } = await trio();
+    if (when === 'after') await ulla.close();
+    alice.command(namespace, action, { target: idOf(ulla) });
+    if (when === 'with') await ulla.close();
+    const { payload: left } = await gus.next('control', 'left');
+    expect(left.id).toBe(idOf(ulla));
+    expect(when === 'after' ? ['quit'] : reasons).toContain(left.reason);
+    // its departure is over once its token may be used again (a banned user gets no ticket at all)
+    if (action !== 'ban') await openResuming(ullaStarter, ulla.resumption);
+    const late = await join(await room.invitee('moderator'), 'Max');
+    expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
+    expect(late.joinSuccess.moderation!.waiting_room_participants).toEqual([]);
+    await gus.expectNothing('control', 'left');
+    // the only refusal possible: the target had left before the command was looked at
+    for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
   });
 });
 

@@ -31,19 +31,28 @@ afterEach(async () => {
 /** What ran, in order: echo commands as their `action`, tasks as the test names them. */
 const ran: string[] = [];
 
-/** An echo that records each command and holds the one named `slow` until `release`. */
+/**
+ * An echo that records each command and holds the one named `slow` until `release`; `underway`
+ * settles once the server is handling `slow` (so a test knows it is the command in progress, not
+ * one still on the wire).
+ */
 function recordingEcho() {
   let release!: () => void;
   const released = new Promise<void>((resolve) => (release = resolve));
+  let started!: () => void;
+  const underway = new Promise<void>((resolve) => (started = resolve));
   const module: SignalingModule = {
     namespace: 'echo',
     async handleCommand(session, command) {
-      if (command.action === 'slow') await released;
+      if (command.action === 'slow') {
+        started();
+        await released;
+      }
       ran.push(command.action);
       session.send('echo', command);
     },
   };
-  return { module, release };
+  return { module, release, underway };
 }
 
 /** One connection on a real socket (a caller that never joins: no module reads the database). */
@@ -68,6 +77,8 @@ async function connection(echo: SignalingModule) {
   const client = new SignalingClient(new WebSocket(`ws://127.0.0.1:${(wss.address() as AddressInfo).port}`));
   const [server] = await accepted;
   const session = new Connection(server, room, participant, deps);
+  // listening after the connection: once this settles, the connection knows its socket closed
+  const serverClosed = once(server, 'close');
   await once(client.ws, 'open');
   cleanups.push(async () => {
     await client.close();
@@ -76,14 +87,14 @@ async function connection(echo: SignalingModule) {
     await signalingStore.close();
     await bus.close();
   });
-  return { client, session };
+  return { client, session, serverClosed };
 }
 
 it("runs a task after the command in progress and before the client's next command", async () => {
   const echo = recordingEcho();
   const { client, session } = await connection(echo.module);
   client.command('echo', 'slow');
-  await new Promise((resolve) => setTimeout(resolve, 50)); // the slow command is under way
+  await echo.underway;
   session.enqueue(async () => {
     ran.push('task');
   });
@@ -109,13 +120,14 @@ it('goes on after a task that fails', async () => {
 
 it('runs no task once the socket is closing', async () => {
   const echo = recordingEcho();
-  const { client, session } = await connection(echo.module);
+  const { client, session, serverClosed } = await connection(echo.module);
   client.command('echo', 'slow');
-  await new Promise((resolve) => setTimeout(resolve, 50));
+  await echo.underway;
   session.enqueue(async () => {
     ran.push('queued before the close');
   });
   await client.close();
+  await serverClosed;
   session.enqueue(async () => {
     ran.push('queued after the close');
   });

@@ -4,18 +4,22 @@ import type { RoomSettings, RoomSettingsStore } from './room-settings-store.js';
 const DEFAULTS: RoomSettings = { raiseHandsEnabled: true, waitingRoomForced: false };
 
 export function createLocalRoomSettingsStore(): RoomSettingsStore {
-  // only rooms with a switch away from its default are here
+  // only rooms with a switch away from its default are here (as the Redis store keeps no key for the others)
   const rooms = new Map<string, RoomSettings>();
+  const put = (roomId: string, settings: RoomSettings) => {
+    if (settings.raiseHandsEnabled === DEFAULTS.raiseHandsEnabled && settings.waitingRoomForced === DEFAULTS.waitingRoomForced) rooms.delete(roomId);
+    else rooms.set(roomId, settings);
+  };
   return {
     async read(roomId) {
       return { ...(rooms.get(roomId) ?? DEFAULTS) };
     },
     async setRaiseHandsEnabled(roomId, enabled) {
-      rooms.set(roomId, { ...(rooms.get(roomId) ?? DEFAULTS), raiseHandsEnabled: enabled });
+      put(roomId, { ...(rooms.get(roomId) ?? DEFAULTS), raiseHandsEnabled: enabled });
     },
     async forceWaitingRoom(roomId) {
       const settings = rooms.get(roomId) ?? DEFAULTS;
-      rooms.set(roomId, { ...settings, waitingRoomForced: true });
+      put(roomId, { ...settings, waitingRoomForced: true });
       return !settings.waitingRoomForced;
     },
     async forget(roomId) {
