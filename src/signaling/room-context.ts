@@ -39,7 +39,7 @@ export interface ParticipantContext {
   resumption: string;
 }
 
-/** The room and participant of a redeemed ticket, or undefined when the room is gone. */
+/** The room and participant of a redeemed ticket, or undefined when the room is gone or the user was banned from it. */
 export async function loadRoomContext(
   db: Kysely<DB>,
   tariffs: TariffCatalog,
@@ -76,6 +76,12 @@ export async function loadRoomContext(
         .whereRef('event_invites.event_id', '=', 'events.id')
         .where('event_invites.invitee', '=', userId)
         .as('invite_role'),
+      // a ban since the ticket was issued (tickets live 30 s) keeps the user out as the start would
+      eb
+        .exists(
+          eb.selectFrom('room_bans').select('room_bans.user_id').whereRef('room_bans.room_id', '=', 'rooms.id').where('room_bans.user_id', '=', userId),
+        )
+        .as('banned'),
     ])
     .where('rooms.id', '=', ticket.roomId)
     .executeTakeFirst();
@@ -91,6 +97,7 @@ export async function loadRoomContext(
       : {}),
   };
   const isRoomOwner = userId !== null && userId === row.created_by;
+  if (row.banned && !isRoomOwner) return undefined;
   const role: Role =
     ticket.who.kind !== 'user' ? 'guest' : isRoomOwner || row.invite_role === 'moderator' ? 'moderator' : 'user';
   const participant: ParticipantContext = {

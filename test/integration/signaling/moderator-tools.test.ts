@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import type { SignalingClient, Starter } from '../../support/signaling-client.js';
+import { connect, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
 import { dbOf, startRoom } from '../../support/signaling.js';
 import { useSignalingRooms, type RoomOptions } from '../../support/signaling-rooms.js';
 
@@ -294,6 +294,14 @@ describe('ban', () => {
     expect((await startRoom(app, room.roomId, { token, body: { resumption: ulla.resumption } })).status).toBe(404);
     // the room goes on
     expect((await join(room.guest, 'Late')).joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
+  });
+
+  it('refuses a ticket the user got before the ban at the socket opening, as a used one', async () => {
+    const { ullaStarter, alice, ulla, idOf } = await trio();
+    const { ticket } = await startTicket(app, ullaStarter);
+    alice.command('moderation', 'ban', { target: idOf(ulla) });
+    await ulla.closed;
+    await expect(connect(app, ticket)).rejects.toThrow(/upgrade refused with 401: .*"code":"invalid_ticket"/);
   });
 
   it("by a moderator who is not the owner is that moderator's, and ends the user's waiting and unjoined sessions too", async () => {
