@@ -1,10 +1,13 @@
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 
 export type { Logger };
 
-/** One JSON logger for the process; secrets in headers and bodies never reach the log. */
-export function createLogger(level: string): Logger {
-  return pino({
+/**
+ * One JSON logger for the process; secrets in headers and bodies never reach the log. It writes to
+ * standard output unless given another destination (tests read what it wrote).
+ */
+export function createLogger(level: string, destination?: DestinationStream): Logger {
+  const options: LoggerOptions = {
     level,
     redact: {
       paths: [
@@ -20,5 +23,6 @@ export function createLogger(level: string): Logger {
       ],
       censor: '[redacted]',
     },
-  });
+  };
+  return destination ? pino(options, destination) : pino(options);
 }

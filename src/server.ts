@@ -55,6 +55,9 @@ export interface Convene {
 
 export async function createConvene(config: Config, options: ConveneOptions = {}): Promise<Convene> {
   const logger = options.logger ?? createLogger(config.logging.level);
+  // an identity setup that cannot run (the development provider in production) is refused before
+  // the database is opened, created or migrated
+  const mode = identityMode(config);
   const ownsDatabase = !options.database;
   const database =
     options.database ??
@@ -65,7 +68,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
   try {
     if (ownsDatabase) await migrateToLatest(database.db);
 
-    const devProvider = identityMode(config) === 'dev' ? await devProviderFromConfig(config) : undefined;
+    const devProvider = mode === 'dev' ? await devProviderFromConfig(config) : undefined;
     const identity = await createIdentity(config, { devProvider, fetch: options.fetch });
     const tariffs = createTariffCatalog(config.tariffs);
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
