@@ -14,6 +14,7 @@
  * refused), and a client that does not read what it is sent is cut once `MAX_UNSENT_BYTES` wait.
  * A socket not read does not deliver pongs either: commands held up for the pong timeout drop it.
  */
+import type { Duplex } from 'node:stream';
 import type WebSocket from 'ws';
 import { commandValidators, validateClientEnvelope } from '../../generated/signaling/validators.js';
 import type { ControlErrorDetails, Role } from '../../generated/signaling/types.js';
@@ -24,8 +25,9 @@ import type { SignalingModules } from './modules/index.js';
 import type { ParticipantContext, RoomContext } from './room-context.js';
 import type { RoomHub, RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
-import type { EventPayload, Session, SessionState } from './session.js';
+import type { EventPayload, Session, SessionState, SharedFrame } from './session.js';
 import type { SignalingStore } from './store/signaling-store.js';
+import { holdForTurn, textFrame } from './socket-writes.js';
 
 export interface ConnectionDeps {
   config: Config['signaling'];
@@ -75,6 +77,8 @@ export class Connection implements Session {
     readonly room: RoomContext,
     readonly participant: ParticipantContext,
     private readonly deps: ConnectionDeps,
+    /** The socket under `ws` (the upgrade's), to which room events are written directly (socket-writes.ts); without it, through ws. */
+    private readonly socket?: Duplex,
   ) {
     this.role = participant.role;
     this.log = deps.logger.child({ roomId: room.roomId, participantId: participant.id });
@@ -89,10 +93,28 @@ export class Connection implements Session {
   }
 
   send(namespace: string, payload: EventPayload): void {
-    if (this.ws.readyState !== this.ws.OPEN) return;
-    if (this.ws.bufferedAmount > MAX_UNSENT_BYTES) return this.drop();
-    const timestamp = new Date(this.deps.scheduler.now()).toISOString();
-    this.ws.send(JSON.stringify({ namespace, timestamp, payload }));
+    if (this.writable()) this.ws.send(this.serialize(namespace, payload));
+  }
+
+  /** A room event: its frame, built once for every recipient, leaves with the socket's other room events of this turn (socket-writes.ts). */
+  sendShared(frame: SharedFrame): void {
+    if (!this.socket) return this.send(frame.namespace, frame.payload);
+    if (!this.writable()) return;
+    frame.wire ??= textFrame(this.serialize(frame.namespace, frame.payload));
+    holdForTurn(this.socket);
+    this.socket.write(frame.wire);
+  }
+
+  /** Whether a frame can go out: the socket is open and the client is reading (else it is dropped). */
+  private writable(): boolean {
+    if (this.ws.readyState !== this.ws.OPEN) return false;
+    if (this.ws.bufferedAmount <= MAX_UNSENT_BYTES) return true;
+    this.drop();
+    return false;
+  }
+
+  private serialize(namespace: string, payload: EventPayload): string {
+    return JSON.stringify({ namespace, timestamp: new Date(this.deps.scheduler.now()).toISOString(), payload });
   }
 
   close(code: number, reason?: string): void {

@@ -2,12 +2,14 @@
  * This instance's part of a room: its local sessions and its subscription to the room channel. A
  * hub exists while at least one of the room's participants is connected here; every message of the
  * room (from any instance) reaches it through the bus, is shown to the module it belongs to (the
- * timer arms its expiry on `started`), and is then sent to the local sessions in its audience.
+ * timer arms its expiry on `started`), and is then sent to the local sessions in its audience, as
+ * one frame serialised once for all of them (a room of thousands gets the timer's `started` for the
+ * cost of one JSON.stringify and one write per socket).
  */
 import type { Logger } from '../logger.js';
 import type { RoomMessage, SignalingBus } from './bus/signaling-bus.js';
 import type { SignalingModule } from './modules/module.js';
-import type { EventPayload, Session } from './session.js';
+import type { EventPayload, Session, SharedFrame } from './session.js';
 
 /** A server frame's namespace and payload. */
 export interface Frame {
@@ -15,10 +17,16 @@ export interface Frame {
   payload: EventPayload;
 }
 
+/** A room message on its way to local sessions, with the frame they share. */
+interface Delivery {
+  message: RoomMessage;
+  frame: SharedFrame;
+}
+
 export class RoomHub {
   readonly sessions = new Map<string, Session>();
   /** Per session being let in: the room messages that reached it meanwhile, sent after its answer. */
-  private readonly held = new Map<Session, RoomMessage[]>();
+  private readonly held = new Map<Session, Delivery[]>();
   private unsubscribe?: () => Promise<void>;
 
   constructor(
@@ -48,7 +56,7 @@ export class RoomHub {
     const kept = this.held.get(session) ?? [];
     this.held.delete(session);
     session.send(answer.namespace, answer.payload);
-    for (const message of kept) this.sendTo(session, message);
+    for (const delivery of kept) this.sendTo(session, delivery);
   }
 
   /** Stops holding; what was kept back is dropped (the participant did not get in after all). */
@@ -56,23 +64,25 @@ export class RoomHub {
     this.held.delete(session);
   }
 
-  private sendTo(session: Session, message: RoomMessage): void {
+  private sendTo(session: Session, { message, frame }: Delivery): void {
     if (this.modules.get(message.namespace)?.withholds?.(session, message)) return;
-    session.send(message.namespace, message.payload);
+    if (session.sendShared) session.sendShared(frame);
+    else session.send(frame.namespace, frame.payload);
   }
 
-  /** The local sessions in a message's audience. */
-  private *audienceOf(message: RoomMessage): Iterable<Session> {
+  /** The local sessions in a message's audience (an array, not a generator: it runs per event for every participant here). */
+  private audienceOf(message: RoomMessage): Session[] {
     const { audience } = message;
     if (audience.to === 'participant') {
       const session = this.sessions.get(audience.id);
-      if (session && session.state !== 'closed') yield session;
-      return;
+      return session && session.state !== 'closed' ? [session] : [];
     }
+    const audienceSessions: Session[] = [];
     for (const session of this.sessions.values()) {
       if (session.state !== 'joined') continue;
-      if (audience.to === 'moderators' ? session.role === 'moderator' : session.participant.id !== audience.except) yield session;
+      if (audience.to === 'moderators' ? session.role === 'moderator' : session.participant.id !== audience.except) audienceSessions.push(session);
     }
+    return audienceSessions;
   }
 
   private deliver(message: RoomMessage): void {
@@ -82,10 +92,11 @@ export class RoomHub {
     } catch (err) {
       this.logger.error({ err, roomId: this.roomId, namespace: message.namespace }, 'a module failed on a room message');
     }
+    const delivery: Delivery = { message, frame: { namespace: message.namespace, payload: message.payload } };
     for (const session of this.audienceOf(message)) {
       const kept = this.held.get(session);
-      if (kept) kept.push(message);
-      else this.sendTo(session, message);
+      if (kept) kept.push(delivery);
+      else this.sendTo(session, delivery);
     }
   }
 

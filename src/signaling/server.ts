@@ -72,6 +72,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const wss = new WebSocketServer({
     noServer: true,
     clientTracking: false,
+    // off: room events are written beside ws (socket-writes.ts), which needs ws to write each frame at once, uncompressed
     perMessageDeflate: false,
     maxPayload: limits.max_frame_bytes,
     handleProtocols: (_offered, request) => chosen.get(request) ?? false,
@@ -115,7 +116,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     // ws parses the header again, strictly (no empty or repeated entries); the choice is made, so it sees only that
     request.headers['sec-websocket-protocol'] = offer.protocol;
     wss.handleUpgrade(request, socket, head, (ws: WebSocket) => {
-      const connection = new Connection(ws, room, participant, connectionDeps);
+      const connection = new Connection(ws, room, participant, connectionDeps, socket);
       connections.add(connection);
       void connection.done.then(() => connections.delete(connection));
     });

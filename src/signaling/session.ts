@@ -13,6 +13,18 @@ export type SessionState = 'connected' | 'waiting' | 'accepted' | 'joined' | 'cl
 /** A server event payload: tagged by `message` (by `action` in the echo namespace). */
 export type EventPayload = Record<string, unknown>;
 
+/**
+ * A frame that many sessions are sent (a room event, by the room hub): the first session to send
+ * it sets `wire`, the frame's bytes on the socket (the WebSocket frame of its JSON, with that
+ * moment's timestamp), and the others write those same bytes, so that a room of thousands costs one
+ * serialisation, not one per participant.
+ */
+export interface SharedFrame {
+  readonly namespace: string;
+  readonly payload: EventPayload;
+  wire?: Buffer;
+}
+
 export interface Session {
   readonly participant: ParticipantContext;
   readonly room: RoomContext;
@@ -28,6 +40,8 @@ export interface Session {
   handUpdatedAt?: string;
   /** Sends one server frame `{namespace, timestamp, payload}` to this participant. */
   send(namespace: string, payload: EventPayload): void;
+  /** Sends a frame shared with other sessions, as `send` would; a session without it is sent the frame by `send`. */
+  sendShared?(frame: SharedFrame): void;
   /** Closes the socket (1000 normal, 1001 going away …). */
   close(code: number, reason?: string): void;
   /**
