@@ -10,7 +10,10 @@
 //   and REDIS_URL's Redis (a PGlite database lives in its process, so a split room needs
 //   PostgreSQL). It only serves guests, who need no token of the issuer.
 //
-// Both answer `memory` with process.memoryUsage() after full garbage collections.
+// Both answer `memory` with process.memoryUsage() after full garbage collections (and the CPU time so far). Those stop the
+// process for seconds once it holds thousands of participants, and so may the joins of a wave into
+// such a room: a client's pong then waits unread, so the heartbeat allows two minutes instead of 20 s
+// (pings as usual), lest the benchmark's own pauses count as dead clients.
 // Started by the benchmark: fork('signaling-server.ts', [...], { execArgv: ['--import', 'tsx', '--expose-gc'] }).
 import { sql } from 'kysely';
 import { pino } from 'pino';
@@ -38,6 +41,8 @@ export type ServerRequest = { type: 'memory' } | { type: 'close' };
 export interface ServerMemory {
   type: 'memory';
   usage: NodeJS.MemoryUsage;
+  /** The process's CPU time so far (user and system, µs), to tell what filling a room cost it. */
+  cpu: NodeJS.CpuUsage;
 }
 
 if (!process.send || !global.gc) throw new Error('run by scripts/bench/signaling.ts (with an IPC channel and --expose-gc)');
@@ -45,11 +50,12 @@ const send = process.send.bind(process);
 const gc = global.gc;
 const [role, ...args] = process.argv.slice(2);
 const redisUrl = process.env.REDIS_URL;
+const heartbeat = { signaling: { ping_interval_ms: 15_000, pong_timeout_ms: 120_000 } };
 
 const { convene, close } = role === 'secondary' ? await secondary(args[0]!, args[1]!) : await primary(args.includes('--redis'));
 
 async function primary(redis: boolean) {
-  const app = await startTestApp(redis ? { redis: { url: redisUrl } } : {});
+  const app = await startTestApp({ ...heartbeat, ...(redis ? { redis: { url: redisUrl } } : {}) });
   const owner = await app.login('bench-owner');
   const roomId = await insertRoom(app, owner);
   let databaseUrl: string | undefined;
@@ -86,6 +92,7 @@ async function secondary(databaseUrl: string, issuer: string): Promise<{ convene
       dev: { identity_provider: false },
       logging: { level: 'silent' },
       redis: { url: redisUrl },
+      ...heartbeat,
     },
   });
   const instance = await createConvene(config, { logger: pino({ level: 'silent' }) });
@@ -101,7 +108,7 @@ async function measure(): Promise<void> {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
-  send({ type: 'memory', usage: process.memoryUsage() } satisfies ServerMemory);
+  send({ type: 'memory', usage: process.memoryUsage(), cpu: process.cpuUsage() } satisfies ServerMemory);
 }
 
 let closing: Promise<void> | undefined;
