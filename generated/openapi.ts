@@ -306,6 +306,8 @@ export interface paths {
          * Tell whether the service and its database answer.
          * @description For load balancers and orchestrators: 200 when the database answers, 503 when it does not,
          *     both with the `Health` body (not the error body), so a probe can read `status` either way.
+         *     A malformed request (a NUL character in the query, a malformed JSON body) is 400 with the
+         *     error body, as for every operation.
          */
         get: operations["get_health"];
         put?: never;
@@ -2440,7 +2442,7 @@ export interface components {
         InviteCodePath: string;
         /** @description How many invitees to return per event at most. */
         InviteesMax: number;
-        /** @description The page to return, counted from 1. */
+        /** @description The page to return, counted from 1; a page past the last one is empty. */
         Page: number;
         /** @description How many items a page holds. */
         PerPage: number;
@@ -3484,7 +3486,7 @@ export interface operations {
     get_event_invites: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];
@@ -3725,6 +3727,7 @@ export interface operations {
                     "application/json": components["schemas"]["Health"];
                 };
             };
+            400: components["responses"]["BadRequest"];
             500: components["responses"]["InternalServerError"];
             /** @description The database does not answer. */
             503: {
@@ -3788,7 +3791,7 @@ export interface operations {
     get_rooms: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];
@@ -3992,7 +3995,7 @@ export interface operations {
     get_room_assets: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];
@@ -4200,7 +4203,7 @@ export interface operations {
     get_room_invites: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];
@@ -4749,7 +4752,7 @@ export interface operations {
     get_room_streaming_targets: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];
@@ -5119,7 +5122,7 @@ export interface operations {
     get_users: {
         parameters: {
             query?: {
-                /** @description The page to return, counted from 1. */
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
                 page?: components["parameters"]["Page"];
                 /** @description How many items a page holds. */
                 per_page?: components["parameters"]["PerPage"];

@@ -2,7 +2,8 @@
  * Request validation by the contract. openapi-backend compiles one Ajv validator per operation from
  * spec/openapi.yaml (via generated/openapi-document.js); we resolve the operation ourselves (routes.ts)
  * and hand it over, so its per-request path scan never runs. Ajv errors become the `errors[]` of a
- * 400 `validation_failed`.
+ * 400 `validation_failed`. Unknown query parameters are ignored, as unknown body fields are; what
+ * the schema admits but PostgreSQL cannot take (a `urn:uuid:` id, an unpaired surrogate) is refused.
  */
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
@@ -50,6 +51,8 @@ export async function createRequestValidator(definition: Record<string, any>): P
       // 2020-12 keywords (OpenAPI 3.1), real format checks (uuid, date-time, email, uri).
       const ajv = new Ajv2020({ ...options, strict: false, allErrors: true, useDefaults: true, coerceTypes: options?.coerceTypes });
       addFormats.default(ajv);
+      // ajv-formats also takes `urn:uuid:…`, which PostgreSQL's uuid type does not read (a 500, not a 400)
+      ajv.addFormat('uuid', UUID);
       return ajv as any;
     },
   });
@@ -59,6 +62,12 @@ export async function createRequestValidator(definition: Record<string, any>): P
   const declaredFieldsOf = (op: Operation) => {
     if (!declaredFields.has(op.operationId!)) declaredFields.set(op.operationId!, bodyFieldsRule(definition, op));
     return declaredFields.get(op.operationId!);
+  };
+  const queryNames = new Map<string, Set<string>>();
+  const queryNamesOf = (op: Operation) => {
+    let names = queryNames.get(op.operationId!);
+    if (!names) queryNames.set(op.operationId!, (names = declaredQueryNames(op)));
+    return names;
   };
 
   return {
@@ -74,9 +83,11 @@ export async function createRequestValidator(definition: Record<string, any>): P
       }
     },
     validate(operation, request) {
-      const result = backend.validator.validateRequest(request as any, operation);
+      const query = declaredOnly(request.query, queryNamesOf(operation));
+      const result = backend.validator.validateRequest({ ...request, query } as any, operation);
       if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
       requireDeclaredFields(declaredFieldsOf(operation), request.body);
+      rejectUnpairedSurrogates(request.body);
       return {
         params: (result.coerced?.params as Record<string, unknown>) ?? {},
         query: (result.coerced?.query as Record<string, unknown>) ?? {},
@@ -84,6 +95,9 @@ export async function createRequestValidator(definition: Record<string, any>): P
     },
   };
 }
+
+/** RFC 4122's string form, as PostgreSQL reads it: no URN prefix, braces or missing hyphens. */
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const CODES: Record<string, string> = {
   maxLength: 'invalid_length',
@@ -116,6 +130,7 @@ function toFieldErrors(list: ErrorObject[]): FieldError[] {
     const segments = e.instancePath.split('/').slice(1).map(unescapePointer);
     if (['requestBody', 'query', 'path', 'header', 'cookie'].includes(segments[0] ?? '')) segments.shift();
     if (e.keyword === 'required') segments.push(String((e.params as { missingProperty?: string }).missingProperty));
+    if (e.keyword === 'additionalProperties') segments.push(String((e.params as { additionalProperty?: string }).additionalProperty));
     const field = segments.join('.') || undefined;
     const code = e.keyword === 'format' ? `invalid_${(e.params as { format?: string }).format ?? 'format'}`.replace(/-/g, '_') : (CODES[e.keyword] ?? 'invalid_value');
     const key = `${field}|${code}`;
@@ -128,6 +143,42 @@ function toFieldErrors(list: ErrorObject[]): FieldError[] {
 
 function unescapePointer(s: string): string {
   return s.replace(/~1/g, '/').replace(/~0/g, '~');
+}
+
+/** The names of the operation's query parameters (path-level ones included). */
+function declaredQueryNames(op: Operation): Set<string> {
+  return new Set((op.parameters ?? []).flatMap((p: any) => (p.in === 'query' ? [p.name as string] : [])));
+}
+
+/**
+ * Unknown query parameters are ignored, as unknown body fields are: clients and proxies add their
+ * own (cache busters on a health check), and refusing them would break a probe, not protect anything.
+ */
+function declaredOnly(query: Record<string, unknown>, names: Set<string>): Record<string, unknown> {
+  const kept: Record<string, unknown> = {};
+  for (const name of names) if (Object.hasOwn(query, name)) kept[name] = query[name];
+  return kept;
+}
+
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u; // with the u flag a pair is one code point, and does not match
+
+/**
+ * PostgreSQL text cannot hold an unpaired UTF-16 surrogate (JSON's `"\udfff"`, valid JSON but no
+ * Unicode): the embedded database refused it (a 500), a server stores U+FFFD in its place. Refused
+ * here instead, like NUL. Walked without recursion, as a body may nest as deep as its size allows.
+ */
+function rejectUnpairedSurrogates(body: unknown): void {
+  const offending: FieldError[] = [];
+  const pending: [unknown, string][] = [[body, '']];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, field] = next;
+    if (typeof value === 'string') {
+      if (UNPAIRED_SURROGATE.test(value)) offending.push({ field: field || 'body', code: 'invalid_value', message: 'must not contain unpaired surrogates' });
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) pending.push([child, field ? `${field}.${key}` : key]);
+    }
+  }
+  if (offending.length > 0) throw errors.validationFailed(offending);
 }
 
 /** A JSON body schema's `minProperties` and the fields it declares. */

@@ -1,13 +1,15 @@
 /**
  * The schedule of a timed event (first occurrence, time zones, recurrence) and the checks of
  * create/patch that the schema cannot express (answered 400 `invalid_event`, opentalk.md §12.4):
- * `ends_at` before `starts_at`, all-day times not at 00:00:00 UTC, a recurrence that does not parse,
- * recurs more often than daily or yields nothing. The stored columns follow from it, among them
- * `range_end`, the end of the last occurrence, which the time-range filter of `GET /events` uses.
+ * `ends_at` before `starts_at` or after the year 9999 (UTC), an event lasting over 68 years, all-day
+ * times not at 00:00:00 UTC, a recurrence that does not parse, recurs more often than daily or
+ * yields nothing. The stored columns follow from it, among them `range_end`, the end of the last
+ * occurrence, which the time-range filter of `GET /events` uses.
  */
 import type { components } from '../../../generated/openapi.js';
 import type { EventRow } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
+import { LATEST_INSTANT, instant } from '../time/instants.js';
 import { lastOccurrenceStart, validatePattern, type Series } from './recurrence.js';
 
 export interface Schedule {
@@ -40,12 +42,8 @@ type Schemas = components['schemas'];
 
 const invalidEvent = (message: string) => errors.badRequest('invalid_event', message);
 
-/** An RFC 3339 string the schema accepted; a value it lets through but Date cannot hold (leap second) is a field error. */
-export function instant(value: string, field: string): Date {
-  const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw errors.validationFailed([{ field, code: 'invalid_date_time', message: 'not a representable date-time' }]);
-  return date;
-}
+/** `duration_secs` is a 32-bit integer column: a longer event was once a 500 from the database. */
+const MAX_DURATION_SECS = 2_147_483_647;
 
 /** A time zone the runtime does not know is a field error, like any other malformed value. */
 export function checkTimeZone(zone: string, field: string): void {
@@ -62,6 +60,8 @@ const isMidnightUtc = (d: Date) =>
 /** The checks of a single occurrence's times (also used for an instance's exception). */
 export function checkOccurrenceTimes(isAllDay: boolean, startsAt: Date, endsAt: Date): void {
   if (endsAt.getTime() < startsAt.getTime()) throw invalidEvent('ends_at must not be before starts_at');
+  // an exception's end may be computed (its start plus the event's duration)
+  if (endsAt.getTime() > LATEST_INSTANT) throw invalidEvent('an occurrence must end by 9999-12-31T23:59:59.999Z');
   if (isAllDay && !(isMidnightUtc(startsAt) && isMidnightUtc(endsAt))) {
     throw invalidEvent('is_all_day requires starts_at and ends_at at the start of a day (00:00:00 UTC)');
   }
@@ -77,6 +77,7 @@ export function scheduleColumns(schedule: Schedule): TimeColumns {
   checkTimeZone(schedule.endsTz, 'ends_at.timezone');
   checkOccurrenceTimes(schedule.isAllDay, schedule.startsAt, schedule.endsAt);
   const durationMs = schedule.endsAt.getTime() - schedule.startsAt.getTime();
+  if (Math.round(durationMs / 1000) > MAX_DURATION_SECS) throw invalidEvent(`an event must not last longer than ${MAX_DURATION_SECS} seconds (68 years)`);
   let rangeEnd: Date | null = schedule.endsAt;
   if (schedule.pattern.length > 0) {
     const series = seriesOf(schedule);

@@ -1,8 +1,11 @@
 /**
  * The occurrences of an event, as original UTC starts. A recurring event's come from its rule,
  * expanded in its time zone by the recurrence helper; a single timed event has exactly one, its
- * start (design.md §8); a time-independent event has none.
+ * start (design.md §8); a time-independent event has none. A series ends with the last
+ * occurrence that ends within the year 9999 in UTC (an unbounded rule in a zone west of UTC, or
+ * with a long duration, would otherwise run into the year 10000, which RFC 3339 cannot write).
  */
+import { LATEST_INSTANT } from '../time/instants.js';
 import { isOccurrence, occurrences, type Series } from './recurrence.js';
 import { seriesOf, type Schedule } from './event-times.js';
 
@@ -30,12 +33,15 @@ export function occurrencesOf(schedule: Schedule | undefined, window: Occurrence
     return inWindow ? [start] : [];
   }
   const series: Series = seriesOf(schedule);
-  return occurrences(series, { durationMs, after: window.after, from: window.from, to: window.to, limit: window.limit });
+  const lastStart = new Date(LATEST_INSTANT - durationMs);
+  const to = window.to && window.to < lastStart ? window.to : lastStart;
+  return occurrences(series, { durationMs, after: window.after, from: window.from, to, limit: window.limit });
 }
 
 /** Whether `start` is the original start of one of the event's occurrences. */
 export function isOccurrenceOf(schedule: Schedule | undefined, start: Date): boolean {
   if (!schedule) return false;
   if (schedule.pattern.length === 0) return start.getTime() === schedule.startsAt.getTime();
+  if (start.getTime() + durationOf(schedule) > LATEST_INSTANT) return false;
   return isOccurrence(seriesOf(schedule), start);
 }

@@ -11,6 +11,7 @@ import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
+import { instant } from '../time/instants.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest, User } from '../users/user.js';
 import { isInviteCodeFormat } from './invite-code.js';
@@ -78,7 +79,7 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
       const row = await repository.insertRoomInvite(db, {
         roomId,
         userId: caller.id,
-        expiration: expiration == null ? null : new Date(expiration),
+        expiration: expiration == null ? null : instant(expiration, 'expiration'),
         now: now(),
       });
       return view(row);
@@ -91,7 +92,7 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
 
     async setExpiration(caller, roomId, code, expiration) {
       await requireRoomOwner(db, caller.id, roomId);
-      const change = { expiration: expiration === null ? null : new Date(expiration), userId: caller.id, now: now() };
+      const change = { expiration: expiration === null ? null : instant(expiration, 'expiration'), userId: caller.id, now: now() };
       return view(await repository.updateRoomInvite(db, roomId, code, change));
     },
 

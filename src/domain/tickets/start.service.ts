@@ -38,7 +38,9 @@ export interface StartServiceDeps {
   clock?: Clock;
 }
 
-const wrongRoomPassword = () => new AppError(401, 'wrong_room_password', 'The room password is missing or wrong');
+/** A 401 names a challenge (RFC 9110 §15.5.2, as every other 401 here): the credential wanted is the room's password. */
+const wrongRoomPassword = () =>
+  new AppError(401, 'wrong_room_password', 'The room password is missing or wrong', { headers: { 'www-authenticate': 'RoomPassword' } });
 const invalidCallInCredentials = () =>
   errors.badRequest('invalid_credentials', 'The given call-in id and pin combination is not valid');
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */

@@ -1,3 +1,4 @@
+import type { components } from '../../../generated/openapi.js';
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { createEventInviteService } from '../../domain/events/event-invites.service.js';
 import { callerUser } from '../auth.js';
@@ -5,12 +6,25 @@ import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
+type EventInviteCreate = components['schemas']['EventInviteCreate'];
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Which branch of the body's `oneOf` the schema took. Unknown fields are ignored, so a body with an
+ * e-mail address and an `invitee` that is no uuid is an e-mail invitation (the user branch failed);
+ * testing for the presence of `invitee` once took it for a user one (a 500 on the uuid column).
+ */
+function isUserInvite(body: EventInviteCreate): body is Extract<EventInviteCreate, { invitee: string }> {
+  return 'invitee' in body && typeof body.invitee === 'string' && UUID.test(body.invitee);
+}
+
 export function eventInvitesHandlers({ database, config }: Services) {
   const invites = createEventInviteService({ db: database.db, config });
 
   return {
     async create_event_invite({ caller, params, query, body }) {
-      const target = 'invitee' in body ? { invitee: body.invitee } : { email: body.email };
+      const target = isUserInvite(body) ? { invitee: body.invitee } : { email: body.email };
       const outcome = await invites.invite(callerUser(caller).id, params.event_id, target, {
         role: body.role ?? 'user',
         suppress: query.suppress_email_notification ?? false,

@@ -64,6 +64,14 @@ describe('inviting by e-mail address', () => {
     expect((await invite({ email: bob.email })).status).toBe(204);
   });
 
+  it('takes a body with an address and an invitee that is no uuid for the address (the user branch fails; once a 500)', async () => {
+    for (const invitee of ['', 'bob', 42]) {
+      const res = await invite({ email: bob.email, invitee, role: 'moderator' });
+      expect(res.status, `${invitee}: ${res.text_}`).toBeLessThan(300);
+      expect(await storedInvite(app, event.id, bob.id)).toEqual({ role: 'moderator', status: 'pending' });
+    }
+  });
+
   it("answers 204 for the creator's own address", async () => {
     expect((await invite({ email: ada.email })).status).toBe(204);
     expect(await storedInvite(app, event.id, ada.id)).toBeUndefined();

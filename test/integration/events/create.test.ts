@@ -127,6 +127,31 @@ describe('create_event', () => {
     expect(date.json.code).toBe('validation_failed');
   });
 
+  it('refuses times outside the years 0000 to 9999 in UTC, which answers could not write', async () => {
+    // valid RFC 3339 (and once stored), but the year 10000 or -1 in UTC
+    for (const [field, datetime] of [
+      ['ends_at', '9999-12-31T23:59:59-00:01'],
+      ['starts_at', '0000-01-01T00:00:00+00:01'],
+    ] as const) {
+      const res = await post(timedBody({ starts_at: at('9999-12-31T22:00:00Z'), ends_at: at('9999-12-31T23:00:00Z'), [field]: at(datetime) }));
+      expect(res.status, datetime).toBe(400);
+      expect(res.json.errors).toEqual([{ field: `${field}.datetime`, code: 'invalid_date_time', message: 'outside the years 0000 to 9999 in UTC' }]);
+    }
+    const first = await post(timedBody({ starts_at: at('0000-01-01T00:00:00Z'), ends_at: at('0000-01-01T01:00:00Z') }));
+    expect(first.json).toMatchObject({ starts_at: at('0000-01-01T00:00:00Z') });
+    const last = await post(timedBody({ starts_at: at('9999-12-31T23:00:00Z'), ends_at: at('9999-12-31T23:59:59.999Z') }));
+    expect(last.json).toMatchObject({ ends_at: at('9999-12-31T23:59:59.999Z') });
+  });
+
+  it('accepts an event of 2^31 - 1 seconds and refuses a second more (duration_secs; once a 500)', async () => {
+    const start = Date.parse('2030-01-01T00:00:00Z');
+    const endAfter = (seconds: number) => at(new Date(start + seconds * 1000).toISOString());
+    const longest = await post(timedBody({ starts_at: at('2030-01-01T00:00:00Z'), ends_at: endAfter(2 ** 31 - 1) }));
+    expect(longest.status).toBe(201);
+    const longer = await post(timedBody({ starts_at: at('2030-01-01T00:00:00Z'), ends_at: endAfter(2 ** 31) }));
+    expect(longer.json).toMatchObject({ code: 'invalid_event', message: 'an event must not last longer than 2147483647 seconds (68 years)' });
+  });
+
   it.each([
     ['title', 255],
     ['description', 4096],

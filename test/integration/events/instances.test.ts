@@ -159,6 +159,22 @@ describe('get_event_instance', () => {
     const ti = await createEvent(app, alice, timeIndependentBody());
     expect((await instance(ti, '20261208T090000Z')).status).toBe(404);
   });
+
+  it('ends a series with the last occurrence that ends within the year 9999 in UTC', async () => {
+    // daily at 23:30 for an hour, and an RDATE on the last second of 9999: answers could not write their ends
+    const event = await createEvent(
+      app,
+      alice,
+      timedBody({
+        starts_at: at('9999-12-29T23:30:00Z'),
+        ends_at: at('9999-12-30T00:30:00Z'),
+        recurrence_pattern: ['RRULE:FREQ=DAILY', 'RDATE:99991231T235959Z'],
+      }),
+    );
+    const list = await instances(event);
+    expect(list.json.map((i: { instance_id: string }) => i.instance_id)).toEqual(['99991229T233000Z', '99991230T233000Z']);
+    for (const id of ['99991231T233000Z', '99991231T235959Z']) expect((await instance(event, id)).status, id).toBe(404);
+  });
 });
 
 describe('patch_event_instance', () => {
@@ -213,6 +229,9 @@ describe('patch_event_instance', () => {
     expect(allDay.json.code).toBe('invalid_event');
     const zone = await patchInstance(event, '20261201T090000Z', { starts_at: at('2026-12-01T09:00:00Z', 'Mars/Olympus') });
     expect(zone.json.code).toBe('validation_failed');
+    // its end is the start plus the hour the event lasts: in the year 10000
+    const late = await patchInstance(event, '20261201T090000Z', { starts_at: at('9999-12-31T23:30:00Z') });
+    expect(late.json).toMatchObject({ code: 'invalid_event', message: 'an occurrence must end by 9999-12-31T23:59:59.999Z' });
     expect((await patchInstance(event, '20261201T090000Z', { status: 'maybe' })).status).toBe(400);
   });
 

@@ -109,12 +109,42 @@ describe('hostile input', () => {
     ['a null byte in a query', '/v1/users/find?q=ab%00cd'],
     ['a malformed escape in a query', '/v1/users?page=%ZZ'],
     ['an over-long query', `/v1/users/find?q=${'a'.repeat(300)}`],
-    ['an array where a scalar belongs', '/v1/users?per_page[]=1'],
+    ['an array where a scalar belongs', '/v1/users?per_page=1&per_page=2'],
+    ['a uuid as a URN (ajv-formats takes it, PostgreSQL does not)', '/v1/rooms/urn:uuid:6f2d8a41-7c3e-4b95-9e1a-2c4d6b8f0e13'],
+    ['a page past 2^32 - 1 (1e308 once reached the database as an offset)', '/v1/rooms?page=1e308'],
   ])('answers %s with a 4xx and the error body', async (_what, path) => {
     const res = await fetch(`${app.url}${path}`, { headers: auth() });
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(await res.json()).toMatchObject({ code: expect.any(String), status: String(res.status) });
+  });
+
+  it('ignores unknown query parameters, as unknown body fields', async () => {
+    for (const path of ['/health?_=1764583200', '/v1/rooms?per_page[]=1&no_such=x', '/v1/users/me?%ED%BF%BF=1']) {
+      const res = await app.request('GET', path, { headers: auth() });
+      expect(res.status, `${path}: ${res.text_}`).toBe(200);
+    }
+  });
+
+  it('accepts the last page number and refuses the next', async () => {
+    expect((await app.request('GET', '/v1/rooms?page=4294967295', { headers: auth() })).status).toBe(200);
+    const over = await app.request('GET', '/v1/rooms?page=4294967296', { headers: auth() });
+    expect(JSON.parse(over.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'page', code: 'out_of_range' }] });
+  });
+
+  it('names an unknown field of a closed object in its error', async () => {
+    const res = await app.request('POST', '/v1/events', {
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: JSON.stringify({
+        title: 'T',
+        description: '',
+        is_time_independent: false,
+        is_all_day: false,
+        starts_at: { datetime: '2030-01-07T09:00:00Z', timezone: 'Europe/Berlin', zone: 'x' },
+        ends_at: { datetime: '2030-01-07T10:00:00Z', timezone: 'Europe/Berlin' },
+      }),
+    });
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'starts_at.zone', code: 'unknown_field' }] });
   });
 
   it('accepts a 255-character search and refuses 256', async () => {
@@ -133,6 +163,16 @@ describe('hostile input', () => {
     expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'title', code: 'invalid_value' }] });
     const me = await app.api(alice.accessToken).GET('/users/me');
     expect(me.data!.title).toBe('');
+  });
+
+  it('refuses an unpaired surrogate inside a JSON field (once a 500 from the database) and keeps a pair', async () => {
+    const res = await app.request('PATCH', '/v1/users/me', {
+      headers: { ...auth(), 'content-type': 'application/json' },
+      body: '{"title":"é\\udfff","display_name":"\\ud83d\\ude00 Alice"}', // escapes in the JSON: a JS string would send U+FFFD
+    });
+    expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: [{ field: 'title', code: 'invalid_value' }] });
+    const pair = await app.request('PATCH', '/v1/users/me', { headers: { ...auth(), 'content-type': 'application/json' }, body: '{"title":"\\ud83d\\ude00"}' });
+    expect(JSON.parse(pair.text_).title).toBe('😀');
   });
 
   it('answers JSON that is not an object with 400', async () => {

@@ -72,6 +72,21 @@ describe('create_room_invite', () => {
     expectError(noBody, 400, 'validation_failed');
   });
 
+  it('refuses an expiration the format lets through that no answer can show, and stores nothing', async () => {
+    // a leap second (once a 500), the years 10000 and -1 in UTC (once answered in a form the contract refuses)
+    for (const expiration of ['2026-12-31T23:59:60Z', '9999-12-31T23:59:59-00:01', '0000-01-01T00:00:00+00:01']) {
+      const response = await create(p.owner.accessToken, { expiration });
+      expectError(response, 400, 'validation_failed');
+      expect(parse<{ errors: unknown[] }>(response).errors, expiration).toEqual([expect.objectContaining({ field: 'expiration', code: 'invalid_date_time' })]);
+      const code = await insertInvite(app, p.roomId, p.owner);
+      expectError(await app.request('PUT', invitesPath(p.roomId, code), jsonRequest({ token: p.owner.accessToken }, { expiration })), 400, 'validation_failed');
+    }
+    const stored = await dbOf(app).selectFrom('room_invites').select('expiration').execute();
+    expect(stored.map((row) => row.expiration)).toEqual([null, null, null]);
+    const last = await create(p.owner.accessToken, { expiration: '9999-12-31T23:59:59.999Z' });
+    expect(parse<RoomInvite>(last).expiration).toBe('9999-12-31T23:59:59.999Z');
+  });
+
   it('is the owner’s only: an invitee and a stranger get 404, no token 401, an unknown room 404', async () => {
     expectError(await create(p.invitee.accessToken), 404, 'not_found');
     expectError(await create(p.stranger.accessToken), 404, 'not_found');

@@ -101,6 +101,7 @@ describe('the room', () => {
       const res = await startInvited(app, locked, { invite_code: lockedCode, password });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('wrong_room_password');
+      expect(res.headers.get('www-authenticate')).toBe('RoomPassword');
     }
     expect((await startInvited(app, locked, { invite_code: code, password: 'correct-horse' })).status).toBe(404);
     expect((await startInvited(app, locked, { invite_code: lockedCode, password: 'correct-horse' })).status).toBe(200);

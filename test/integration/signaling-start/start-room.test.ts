@@ -143,6 +143,7 @@ describe('a room with a password', () => {
       const res = await startRoom(app, locked, { token: invitee.accessToken, body });
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('wrong_room_password');
+      expect(res.headers.get('www-authenticate')).toBe('RoomPassword'); // a 401 names its challenge (once none)
     }
     expect((await startRoom(app, locked, { token: invitee.accessToken, body: { password: 'correct-horse' } })).status).toBe(200);
   });

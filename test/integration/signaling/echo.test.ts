@@ -33,4 +33,23 @@ describe('echo', () => {
     expect((await bob.next('echo')).payload).toEqual({ action: 'ping', seq: 2 });
     await Promise.all([alice.expectNothing('echo'), bob.expectNothing('echo')]);
   });
+
+  it('echoes a payload nesting 100 deep, and answers one nesting deeper with invalid_message (not internal_error)', async () => {
+    const { guest } = await room();
+    const bob = await open(guest);
+    const nested = (levels: number): unknown => (levels === 0 ? 'core' : [nested(levels - 1)]);
+    bob.command('echo', 'ping', { deep: nested(99) }); // 100 with the payload
+    expect((await bob.next('echo')).payload).toEqual({ action: 'ping', deep: nested(99) });
+    // 30,000 deep fits in the soft size limit; writing it back once failed with internal_error
+    for (const levels of [100, 30_000]) {
+      bob.send(`{"namespace":"echo","payload":{"action":"ping","deep":${'['.repeat(levels)}${']'.repeat(levels)}}}`);
+      expect((await bob.next('control', 'error')).payload).toEqual({
+        message: 'error',
+        error: 'invalid_message',
+        details: { namespace: 'echo', action: 'ping', problems: ['/payload nests deeper than 100 levels'] },
+      });
+    }
+    bob.command('echo', 'ping');
+    expect((await bob.next('echo')).payload).toEqual({ action: 'ping' });
+  });
 });

@@ -82,6 +82,18 @@ describe.each(subjects)('%s timer store', (_name, make) => {
     expect(await other.get(roomId)).toStrictEqual(stopwatch);
   });
 
+  it('keeps, takes and answers ready statuses of a timer whose title holds an unpaired surrogate', async () => {
+    // JSON.stringify writes it as the escape "\udfff", which the Redis scripts' cjson once refused:
+    // the timer could then be neither stopped nor expired
+    const roomId = room();
+    const timer = countdown({ title: 'a\udfffb', style: '\ud800' });
+    expect(await store.create(roomId, timer)).toBe(true);
+    expect(await other.get(roomId)).toEqual(timer);
+    expect(await other.setReadyStatus(roomId, timer.timer_id, 'p1', true)).toBe(true);
+    expect(await store.take(roomId, timer.timer_id)).toBe(true);
+    expect(await other.get(roomId)).toBeUndefined();
+  });
+
   it('keeps rooms apart', async () => {
     const [first, second] = [room(), room()];
     const timers = [countdown(), countdown()] as const;

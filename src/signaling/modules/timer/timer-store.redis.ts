@@ -1,8 +1,9 @@
 /**
- * The Redis timer store, shared by every instance: the room's timer is one JSON string created with
- * `SET NX` (one starter wins), its ready statuses one hash. Taking the timer and recording a status
- * check the running timer's id inside a Lua script, so that of many instances racing to expire the
- * same countdown exactly one takes it, and no status is written for a timer that is already gone.
+ * The Redis timer store, shared by every instance: the room's timer is one string (its id, its ready
+ * check and its JSON) created with `SET NX` (one starter wins), its ready statuses one hash. Taking
+ * the timer and recording a status check the running timer's id inside a Lua script, so that of many
+ * instances racing to expire the same countdown exactly one takes it, and no status is written for a
+ * timer that is already gone.
  *
  * The `take` that ends a timer deletes both keys. Should every instance with participants in the
  * room crash, nobody takes it: both keys then expire on their own, a countdown's an hour after its
@@ -21,10 +22,19 @@ export const COUNTDOWN_KEY_GRACE_MS = 60 * 60 * 1000;
 /** How long a stopwatch's keys live. */
 export const STOPWATCH_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
+/**
+ * The stored value: `<timer id> <1 or 0, the ready check> <the timer as JSON>`. The scripts read
+ * the head only: Redis's cjson refuses JSON's escape of an unpaired surrogate (`"\udfff"`), which
+ * JSON.stringify writes for a title holding one, and a timer the scripts could not read once could
+ * be neither stopped nor expired, nor answered a ready status.
+ */
+const encode = (timer: RunningTimer) => `${timer.timer_id} ${timer.ready_check_enabled ? 1 : 0} ${JSON.stringify(timer)}`;
+const decode = (raw: string) => JSON.parse(raw.slice(raw.indexOf(' {') + 1)) as RunningTimer;
+
 /** KEYS: timer, ready statuses; ARGV: timer id. Deletes both if the timer is still that one. */
 const TAKE = `
 local raw = redis.call('GET', KEYS[1])
-if not raw or cjson.decode(raw).timer_id ~= ARGV[1] then return 0 end
+if not raw or string.match(raw, '^(%S+) ') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
 return 1`;
 
@@ -32,8 +42,8 @@ return 1`;
 const SET_READY_STATUS = `
 local raw = redis.call('GET', KEYS[1])
 if not raw then return 0 end
-local timer = cjson.decode(raw)
-if timer.timer_id ~= ARGV[1] or timer.ready_check_enabled ~= true then return 0 end
+local id, ready_check = string.match(raw, '^(%S+) (%d) ')
+if id ~= ARGV[1] or ready_check ~= '1' then return 0 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
@@ -48,11 +58,11 @@ function keyLifetimeMs(timer: RunningTimer): number {
 export function createRedisTimerStore(redis: Redis): TimerStore {
   return {
     async create(roomId, timer) {
-      return (await redis.set(timerKey(roomId), JSON.stringify(timer), 'PX', keyLifetimeMs(timer), 'NX')) === 'OK';
+      return (await redis.set(timerKey(roomId), encode(timer), 'PX', keyLifetimeMs(timer), 'NX')) === 'OK';
     },
     async get(roomId) {
       const raw = await redis.get(timerKey(roomId));
-      return raw === null ? undefined : (JSON.parse(raw) as RunningTimer);
+      return raw === null ? undefined : decode(raw);
     },
     async take(roomId, timerId) {
       return (await redis.eval(TAKE, 2, timerKey(roomId), readyKey(roomId), timerId)) === 1;
