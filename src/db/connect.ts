@@ -1,9 +1,10 @@
 /**
  * Opens the database: Kysely over a `pg` pool when a URL is configured, otherwise over embedded
- * PGlite, persisted under `<data_dir>/pglite` (or in memory). Both return the same value types (the
- * parsers below), so code and tests cannot tell them apart.
+ * PGlite, persisted under `<data_dir>/pglite` (or in memory), reached through pg as well (PGlite's
+ * node-postgres adapter). One driver for both: the same value types (the parsers below), so code
+ * and tests cannot tell them apart, and the hot queries of prepared.ts as named statements.
  *
- * PGlite is one session: `kysely-pglite-dialect` hands it to one query or transaction at a time
+ * PGlite is one session: its pool has one connection, handed to one query or transaction at a time
  * (toolchain gotcha 19: without that, a write from outside an open transaction ran inside it and
  * was rolled back with it). The flip side: inside `db.transaction().execute(trx => …)` use `trx`
  * only — a query on `db` there waits for the transaction to end, which never comes.
@@ -11,11 +12,12 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
+import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect } from 'kysely';
-import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 
 import type { Config } from '../config/schema.js';
+import { statementNameOf } from './prepared.js';
 import type { DB } from './schema.js';
 
 export interface Database {
@@ -63,18 +65,35 @@ export async function openDatabase(cfg: Config['database'], options: OpenDatabas
   }
 }
 
+/**
+ * A pool connection that sends the prepared queries (prepared.ts) as named statements: pg parses
+ * each one once per connection and then only binds and executes it. Every other query is unnamed.
+ */
+class PreparingClient extends pg.Client {
+  override query(...args: unknown[]): any {
+    const [text, values] = args;
+    const name = typeof text === 'string' ? statementNameOf(text) : undefined;
+    if (name === undefined) return (super.query as (...a: unknown[]) => unknown)(...args);
+    return super.query({ name, text: text as string, values: values as unknown[] });
+  }
+}
+
+/** pg's text parsers with Convene's in place of pg's defaults (above). */
+const pgTypes = {
+  getTypeParser: ((oid: number, format?: string) =>
+    (format ?? 'text') === 'text' && typeParsers[oid]
+      ? typeParsers[oid]
+      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+};
+
 function openPostgres(url: string, max: number, options: OpenDatabaseOptions): Database {
   const pool = new pg.Pool({
+    Client: PreparingClient,
     connectionString: url,
     max,
     // a server that does not answer (rather than refusing) fails requests instead of hanging them
     connectionTimeoutMillis: 10_000,
-    types: {
-      getTypeParser: ((oid: number, format?: string) =>
-        (format ?? 'text') === 'text' && typeParsers[oid]
-          ? typeParsers[oid]
-          : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
-    },
+    types: pgTypes,
   });
   // Without a listener an idle client's error (e.g. the server restarting) would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
@@ -82,21 +101,35 @@ function openPostgres(url: string, max: number, options: OpenDatabaseOptions): D
   return { db, dialect: 'postgres', close: once(() => db.destroy()) };
 }
 
-/** A PGlite instance with Convene's type parsers; in memory unless `dataDir` is given. */
+/** A PGlite instance with Convene's type parsers (for its own queries); in memory unless `dataDir` is given. */
 export function createPGlite(options: PGliteOptions = {}): Promise<PGlite> {
   return PGlite.create({ ...options, parsers: { ...typeParsers, ...options.parsers } });
 }
 
-/** Wraps a PGlite instance (made by `createPGlite`); closing it closes the instance, then runs `onClose`. */
+/**
+ * Wraps a PGlite instance (made by `createPGlite`); closing it closes the instance, then runs
+ * `onClose`. Kysely reaches it through pg and PGlite's node-postgres adapter, as it reaches a
+ * server: the same parsers, and the prepared queries as named statements, which PGlite's own
+ * `query()` cannot send (it parses, describes and plans every query anew: the room-access query
+ * cost 290 µs of CPU that way and 100 µs named, measured here). One connection that is never
+ * dropped for idleness, as PGlite is one session.
+ */
 export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): Database {
-  const db = new Kysely<DB>({ dialect: new PGliteDialect(pglite) });
+  const pool = new pg.Pool({
+    ...createPgConfig(pglite),
+    Client: PreparingClient,
+    max: 1,
+    idleTimeoutMillis: 0,
+    types: pgTypes,
+  });
+  const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
     dialect: 'pglite',
     close: once(async () => {
       try {
         await db.destroy();
-        // Kysely only closes a driver it has used; an instance that never ran a query stays open
+        // the adapter leaves the instance open: it belongs to the caller
         if (!pglite.closed) await pglite.close();
       } finally {
         await onClose?.();

@@ -2,8 +2,11 @@
  * Events' rows. Reads go through `viewQuery`: the event with what its answer needs for one caller
  * (its room, the room's SIP config, the caller's invite and favorite) in one query, so that a page
  * of `GET /events` costs one query plus one batched query per related table, never one per event.
+ * The reads of the listings are prepared statements (db/prepared.ts): planning the view query took
+ * as long as running it.
  */
 import { sql, type Kysely } from 'kysely';
+import { columnsOf, executePrepared, preparedQuery, preparedShapes } from '../../db/prepared.js';
 import type {
   DB,
   EventExceptionRow,
@@ -34,6 +37,44 @@ export interface EventViewRow extends EventRow {
   invitee_count: number;
 }
 
+const EVENT_COLUMNS = columnsOf<EventRow>({
+  id: true,
+  room_id: true,
+  created_by: true,
+  created_at: true,
+  updated_by: true,
+  updated_at: true,
+  title: true,
+  description: true,
+  is_time_independent: true,
+  is_all_day: true,
+  starts_at: true,
+  starts_at_tz: true,
+  ends_at: true,
+  ends_at_tz: true,
+  duration_secs: true,
+  recurrence_pattern: true,
+  range_end: true,
+  is_adhoc: true,
+  ical_sequence: true,
+});
+
+const EXCEPTION_COLUMNS = columnsOf<EventExceptionRow>({
+  event_id: true,
+  instance_start: true,
+  status: true,
+  title: true,
+  description: true,
+  is_all_day: true,
+  starts_at: true,
+  starts_at_tz: true,
+  ends_at: true,
+  ends_at_tz: true,
+  created_by: true,
+  created_at: true,
+  updated_at: true,
+});
+
 function viewQuery(db: Db, callerId: string) {
   return db
     .selectFrom('events')
@@ -45,7 +86,7 @@ function viewQuery(db: Db, callerId: string) {
     .leftJoin('event_favorites as favorite', (join) =>
       join.onRef('favorite.event_id', '=', 'events.id').on('favorite.user_id', '=', callerId),
     )
-    .selectAll('events')
+    .select(EVENT_COLUMNS.map((column) => `events.${column}` as const))
     .select((eb) => [
       'rooms.password as room_password',
       'rooms.waiting_room as room_waiting_room',
@@ -59,8 +100,12 @@ function viewQuery(db: Db, callerId: string) {
     ]);
 }
 
+const eventViewQuery = preparedQuery(['callerId', 'eventId'], (db, { callerId, eventId }: { callerId: string; eventId: string }) =>
+  viewQuery(db, callerId).where('events.id', '=', eventId),
+);
+
 export async function findEventView(db: Db, callerId: string, eventId: string): Promise<EventViewRow | undefined> {
-  return viewQuery(db, callerId).where('events.id', '=', eventId).executeTakeFirst();
+  return eventViewQuery.takeFirst(db, { callerId, eventId });
 }
 
 export interface ListFilter {
@@ -77,16 +122,64 @@ export interface ListFilter {
 
 /** The events the caller created or has a user invite to (any status), filtered, in keyset order. */
 export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventViewRow[]> {
-  return listQuery(db, callerId, filter).execute();
+  return listQueries.execute(db, { callerId, filter });
 }
 
 const KEYSET_ORDER = sql`e.starts_at asc nulls first, e.created_at asc, e.id asc`;
 
+/** A listing as `listQuery` reads it: the filter decides the shape, the values come as parameters. */
+interface Listing {
+  callerId: string;
+  filter: ListFilter;
+}
+
+/** The values of a listing's parameters; those its shape does not use are undefined. */
+interface ListValues extends Record<string, unknown> {
+  callerId: string;
+  timeMin?: Date;
+  timeMax?: Date;
+  adhoc?: boolean;
+  timeIndependent?: boolean;
+  statuses?: EventInviteStatus[];
+  afterStartsAt?: Date;
+  afterCreatedAtKey?: string;
+  afterId?: string;
+  limit: number;
+}
+
+const listQueries = preparedShapes(
+  ({ filter: f }: Listing) =>
+    [
+      f.timeMin ? 'min' : '',
+      f.timeMax ? 'max' : '',
+      f.favorites ? 'favorites' : '',
+      f.adhoc === undefined ? '' : 'adhoc',
+      f.timeIndependent === undefined ? '' : 'independent',
+      f.inviteStatuses ? `statuses${f.inviteStatuses.includes('accepted') ? '+own' : ''}` : '',
+      f.after ? (f.after.startsAt === null ? 'after-untimed' : 'after') : '',
+    ].join(' '),
+  ({ callerId, filter: f }: Listing): ListValues => ({
+    callerId,
+    timeMin: f.timeMin,
+    timeMax: f.timeMax,
+    adhoc: f.adhoc,
+    timeIndependent: f.timeIndependent,
+    statuses: f.inviteStatuses,
+    afterStartsAt: f.after?.startsAt ?? undefined,
+    afterCreatedAtKey: f.after?.createdAtKey,
+    afterId: f.after?.id,
+    limit: f.limit,
+  }),
+  listQuery,
+);
+
 /**
  * The page is chosen on `events` alone (index-friendly, no joins), and only its rows are then joined
  * to what their answers need; joining first and cutting after would join every visible event.
+ * Branches on `filter` (the shape), takes every value from `values` (placeholders, see prepared.ts).
  */
-function listQuery(db: Db, callerId: string, filter: ListFilter) {
+function listQuery(db: Db, { filter }: Listing, values: ListValues) {
+  const { callerId } = values;
   let page = db
     .selectFrom('events as e')
     .select('e.id')
@@ -97,18 +190,21 @@ function listQuery(db: Db, callerId: string, filter: ListFilter) {
         .where('own.created_by', '=', callerId)
         .unionAll(eb.selectFrom('event_invites').select('event_invites.event_id as id').where('event_invites.invitee', '=', callerId)),
     );
-  const { timeMin, timeMax } = filter;
   // Overlap of [starts_at, range_end] (range_end null: open-ended series) with the range; a
   // time-independent event has no span and never matches a bound.
-  if (timeMin) page = page.where((eb) => eb.or([eb('e.range_end', '>=', timeMin), eb.and([eb('e.range_end', 'is', null), eb('e.starts_at', 'is not', null)])]));
-  if (timeMax) page = page.where('e.starts_at', '<=', timeMax);
+  if (filter.timeMin) {
+    page = page.where((eb) =>
+      eb.or([eb('e.range_end', '>=', values.timeMin!), eb.and([eb('e.range_end', 'is', null), eb('e.starts_at', 'is not', null)])]),
+    );
+  }
+  if (filter.timeMax) page = page.where('e.starts_at', '<=', values.timeMax!);
   if (filter.favorites) {
     page = page.where(({ exists, selectFrom }) =>
       exists(selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
     );
   }
-  if (filter.adhoc !== undefined) page = page.where('e.is_adhoc', '=', filter.adhoc);
-  if (filter.timeIndependent !== undefined) page = page.where('e.is_time_independent', '=', filter.timeIndependent);
+  if (filter.adhoc !== undefined) page = page.where('e.is_adhoc', '=', values.adhoc!);
+  if (filter.timeIndependent !== undefined) page = page.where('e.is_time_independent', '=', values.timeIndependent!);
   const statuses = filter.inviteStatuses;
   if (statuses) {
     page = page.where((eb) =>
@@ -120,21 +216,22 @@ function listQuery(db: Db, callerId: string, filter: ListFilter) {
             .select('i.event_id')
             .whereRef('i.event_id', '=', 'e.id')
             .where('i.invitee', '=', callerId)
-            .where('i.status', 'in', statuses),
+            // one array parameter: a statement for any list of statuses
+            .where(sql<boolean>`i.status = any(${values.statuses}::text[])`),
         ),
       ]),
     );
   }
   const after = filter.after;
   if (after) {
-    const rest = sql<boolean>`(e.created_at, e.id) > (${after.createdAtKey}::timestamptz, ${after.id}::uuid)`;
+    const rest = sql<boolean>`(e.created_at, e.id) > (${values.afterCreatedAtKey}::timestamptz, ${values.afterId}::uuid)`;
     page = page.where((eb) =>
       after.startsAt === null
         ? eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)])
-        : eb.or([eb('e.starts_at', '>', after.startsAt), eb.and([eb('e.starts_at', '=', after.startsAt), rest])]),
+        : eb.or([eb('e.starts_at', '>', values.afterStartsAt!), eb.and([eb('e.starts_at', '=', values.afterStartsAt!), rest])]),
     );
   }
-  page = page.orderBy(KEYSET_ORDER).limit(filter.limit);
+  page = page.orderBy(KEYSET_ORDER).limit(values.limit);
   return viewQuery(db, callerId)
     .where('events.id', 'in', page)
     .orderBy(sql`events.starts_at asc nulls first`)
@@ -150,17 +247,21 @@ export async function profilesOf(db: Db, userIds: Iterable<string>): Promise<Map
   return new Map(rows.map((row) => [row.id, row]));
 }
 
+/** The ids as one array parameter: one statement for any number of them, where `in ($1, …)` is one per count. */
+const exceptionsOfQuery = preparedQuery(['eventIds'], (db, { eventIds }: { eventIds: readonly string[] }) =>
+  db
+    .selectFrom('event_exceptions')
+    .select(EXCEPTION_COLUMNS)
+    .where(sql<boolean>`event_id = any(${eventIds}::uuid[])`)
+    .orderBy('event_id')
+    .orderBy('instance_start'),
+);
+
 /** The exceptions of the given events, by event, each list in original-start order (one query). */
 export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise<Map<string, EventExceptionRow[]>> {
   const result = new Map<string, EventExceptionRow[]>();
   if (eventIds.length === 0) return result;
-  const rows = await db
-    .selectFrom('event_exceptions')
-    .selectAll()
-    .where('event_id', 'in', [...eventIds])
-    .orderBy('event_id')
-    .orderBy('instance_start')
-    .execute();
+  const rows = await exceptionsOfQuery.execute(db, { eventIds });
   for (const row of rows) {
     const list = result.get(row.event_id) ?? [];
     list.push(row);
@@ -171,10 +272,10 @@ export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise
 
 /** The exceptions of one event whose original start lies in [from, to] (both optional). */
 export async function exceptionsBetween(db: Db, eventId: string, from?: Date, to?: Date): Promise<EventExceptionRow[]> {
-  let query = db.selectFrom('event_exceptions').selectAll().where('event_id', '=', eventId);
+  let query = db.selectFrom('event_exceptions').select(EXCEPTION_COLUMNS).where('event_id', '=', eventId);
   if (from) query = query.where('instance_start', '>=', from);
   if (to) query = query.where('instance_start', '<=', to);
-  return query.orderBy('instance_start').execute();
+  return executePrepared(db, query.orderBy('instance_start'));
 }
 
 export async function findException(db: Db, eventId: string, instanceStart: Date): Promise<EventExceptionRow | undefined> {

@@ -7,18 +7,21 @@
  * first; write operations then require `access.kind === 'owner'`.
  */
 import type { Kysely } from 'kysely';
+import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, EventInviteRole, RoomRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
+
+const ROOM_COLUMNS = columnsOf<RoomRow>({ id: true, created_by: true, created_at: true, password: true, waiting_room: true });
 
 export type RoomAccess =
   | { kind: 'owner'; room: RoomRow }
   | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
 
-/** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
-async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
-  const row = await db
+/** The room with the caller's role as an invitee of its event (null if none): the hot query of every room operation. */
+const roomAccessQuery = preparedQuery(['userId', 'roomId'], (db, { userId, roomId }: { userId: string; roomId: string }) =>
+  db
     .selectFrom('rooms')
-    .selectAll('rooms')
+    .select(ROOM_COLUMNS.map((column) => `rooms.${column}` as const))
     .select((eb) =>
       eb
         .selectFrom('events')
@@ -29,8 +32,12 @@ async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): P
         .limit(1)
         .as('invite_role'),
     )
-    .where('rooms.id', '=', roomId)
-    .executeTakeFirst();
+    .where('rooms.id', '=', roomId),
+);
+
+/** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
+async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
+  const row = await roomAccessQuery.takeFirst(db, { userId, roomId });
   if (!row) return undefined;
   const { invite_role, ...room } = row;
   if (room.created_by === userId) return { kind: 'owner', room };

@@ -49,10 +49,29 @@ export function isKnownTimeZone(zone: string): boolean {
   }
 }
 
+/**
+ * Offsets already asked for, by zone and whole second: one `formatToParts` costs microseconds, and
+ * a series' expansion asks for the same instants on every listing of it. The zone data does not
+ * change while the process runs, so an entry is never stale; the map is emptied when it is full.
+ */
+const offsetCache = new Map<string, number>();
+const OFFSET_CACHE_SIZE = 20_000; // about 2 MB
+
 /** The zone's UTC offset at an instant, in milliseconds (east of Greenwich is positive). */
 function zoneOffsetMs(zone: string, instantMs: number): number {
   if (zone === 'UTC') return 0;
   const wholeSecond = instantMs - (((instantMs % 1000) + 1000) % 1000);
+  const key = `${zone} ${wholeSecond}`;
+  let offset = offsetCache.get(key);
+  if (offset === undefined) {
+    if (offsetCache.size >= OFFSET_CACHE_SIZE) offsetCache.clear();
+    offset = formattedOffsetMs(zone, wholeSecond);
+    offsetCache.set(key, offset);
+  }
+  return offset;
+}
+
+function formattedOffsetMs(zone: string, wholeSecond: number): number {
   const fields: Record<string, string> = {};
   for (const part of formatter(zone).formatToParts(wholeSecond)) fields[part.type] = part.value;
   const year = fields.era === 'BC' ? 1 - Number(fields.year) : Number(fields.year);

@@ -5,6 +5,7 @@
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 import { countAndPage } from '../../db/paging.js';
+import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
 import type { PageRequest, User, UserPatch } from './user.js';
 
@@ -30,13 +31,34 @@ export function rowToUser(row: UserRow): User {
   };
 }
 
+/** Every column of `users`, named: prepared queries cannot select `*` (prepared.ts). */
+const USER_COLUMNS = columnsOf<UserRow>({
+  id: true,
+  oidc_issuer: true,
+  oidc_sub: true,
+  email: true,
+  title: true,
+  firstname: true,
+  lastname: true,
+  display_name: true,
+  avatar_url: true,
+  language: true,
+  dashboard_theme: true,
+  conference_theme: true,
+  tariff_name: true,
+  tariff_status: true,
+  id_token_exp: true,
+  created_at: true,
+  updated_at: true,
+});
+
+/** The user behind an access token: looked up on every authenticated request whose user is not cached. */
+const userBySubjectQuery = preparedQuery(['issuer', 'subject'], (db, { issuer, subject }: { issuer: string; subject: string }) =>
+  db.selectFrom('users').select(USER_COLUMNS).where('oidc_issuer', '=', issuer).where('oidc_sub', '=', subject),
+);
+
 export async function findUserByOidcSubject(db: Db, issuer: string, subject: string): Promise<UserRow | undefined> {
-  return db
-    .selectFrom('users')
-    .selectAll()
-    .where('oidc_issuer', '=', issuer)
-    .where('oidc_sub', '=', subject)
-    .executeTakeFirst();
+  return userBySubjectQuery.takeFirst(db, { issuer, subject });
 }
 
 export async function findUserById(db: Db, id: string): Promise<UserRow | undefined> {
@@ -230,12 +252,15 @@ export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, use
 }
 
 /** Bytes of all assets in the rooms the user created (the tariff's `max_storage` counts these). */
-export async function usedStorageOf(db: Db, userId: string): Promise<number> {
-  const { used } = await db
+const usedStorageQuery = preparedQuery(['userId'], (db, { userId }: { userId: string }) =>
+  db
     .selectFrom('assets')
     .innerJoin('rooms', 'rooms.id', 'assets.room_id')
     .where('rooms.created_by', '=', userId)
-    .select(sql<number>`coalesce(sum(assets.size), 0)::bigint`.as('used'))
-    .executeTakeFirstOrThrow();
-  return Number(used);
+    .select(sql<number>`coalesce(sum(assets.size), 0)::bigint`.as('used')),
+);
+
+export async function usedStorageOf(db: Db, userId: string): Promise<number> {
+  const row = await usedStorageQuery.takeFirst(db, { userId });
+  return Number(row?.used ?? 0);
 }

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { useTestApp } from '../../support/test-app.js';
+import { dbOf, useTestApp } from '../../support/test-app.js';
 
 const app = useTestApp();
 
@@ -77,6 +77,16 @@ describe('Bearer access tokens', () => {
     expect(response.status).toBe(401);
     expect(error).toMatchObject({ code: 'unknown_user' });
     expect(response.headers.get('www-authenticate')).toMatch(/^Bearer error="invalid_token"/);
+  });
+
+  it('refuses a token it verified before once its user is gone: the token cache never stands in for the user', async () => {
+    const alice = await app.login('alice');
+    expect((await app.api(alice.accessToken).GET('/users/me')).response.status).toBe(200); // the token is now cached
+    await dbOf(app).deleteFrom('users').where('id', '=', alice.id).execute();
+    await new Promise((resolve) => setTimeout(resolve, 2_100)); // the users of recent requests are kept 2 s
+    const { response, error } = await app.api(alice.accessToken).GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ code: 'unknown_user' });
   });
 
   it('refuses a request without Authorization with 401 and a challenge', async () => {

@@ -1,0 +1,349 @@
+// The HTTP hot paths under load, against the bare limit of this machine in the same run (issue 7).
+//
+// Processes: this one (set-up, the sequential listing, the table rows), the server under test
+// (http-server.ts: Convene as src/main.ts builds it, logging at warn, the development identity
+// provider signing the bench user's tokens), the two baselines (baseline-http.ts: node:http and the
+// same query on the same data, through `pg` or with PGlite's own `query()` without DATABASE_URL, and
+// as a named statement as Convene sends it) and the load generator (load.ts: autocannon, 50
+// connections on 127.0.0.1). All servers are up at once; only the one under load works.
+//
+// The data: a fresh database (a new one on DATABASE_URL's server, dropped at the end; else PGlite in
+// a temporary directory, copied for each baseline: PGlite is one process's), the bench user logged
+// in through POST /v1/auth/login, a room of theirs, and the events benchmark's data (events-data.ts).
+// The operations under load, one after the other:
+//   - GET /v1/rooms/{id} and GET /v1/users/me: authenticated single-query reads, the targets' case;
+//   - GET /v1/users/me/tariff: authenticated, no query (the user of a recent request is cached), so
+//     the cost of the HTTP stack and the token check alone;
+//   - POST /v1/rooms/{id}/start (a ticket into the signaling store: Redis with REDIS_URL);
+//   - POST /v1/auth/login (ID-token signature check, user upsert);
+//   - GET /v1/events (a year, first page) and GET /v1/events/{id}/instances (first page);
+//   - and the named-statement baseline.
+// Each gets a warm-up, then BENCH_SECONDS of load in ROUNDS runs that alternate with as many runs
+// on the baseline: the machine is shared, and whatever else it does then falls on both sides of a
+// ratio. Last, a year of events, all pages of 100 followed one after the other by one client
+// (p99 target). Each note gives the server's CPU time per request (user + system, from /proc).
+// Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
+// a quick try; BENCH_OPERATION=<substring> for only the operations under load whose name contains
+// it; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per operation there, profiler.ts).
+import { fork, type ChildProcess } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { loadConfig } from '../../src/config/load.js';
+import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
+import { emitRow, type BenchRow } from './bench-row.js';
+import { jsonCaller, measureSequential, seedEvents, walk, YEAR_RANGE } from './events-data.js';
+import type { LoadRequest, LoadResult } from './load.js';
+
+const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
+const ROUNDS = 3;
+const WARM_UP_SECONDS = 2;
+const CONNECTIONS = 50;
+/** Walks of the year's six pages for the listing's p99 (the slowest one of 100 is p99). */
+const WALKS = 100;
+const databaseUrl = process.env.DATABASE_URL || undefined;
+const redis = Boolean(process.env.REDIS_URL);
+const onlyOperation = process.env.BENCH_OPERATION ?? '';
+const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
+
+const BASELINE = `baseline: bare node:http + ${databaseUrl ? 'pg' : 'PGlite'}, GET /rooms/{id}`;
+const BASELINE_NOTE = `the same JSON from the same query, no framework or authentication${databaseUrl ? '' : '; with PGlite\'s own query(), as the embedded default has no PostgreSQL server for pg'}`;
+const NAMED_BASELINE = `bare node:http + pg${databaseUrl ? '' : ' over PGlite'}, named statement, GET /rooms/{id}`;
+const SINGLE_QUERY_TARGET = '≥ 0.50× baseline, p99 < 25 ms';
+
+// ---------------------------------------------------------------- processes
+
+function forkChild(script: string, args: string[], env: NodeJS.ProcessEnv): ChildProcess {
+  return fork(here(script), args, { env, execArgv: ['--import', 'tsx'] });
+}
+
+/** The child's first `ready` message; its exit before that is an error. */
+function ready(child: ChildProcess, label: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`${label} exited with ${code} before it was ready`));
+    child.once('exit', onExit);
+    child.once('message', (message: { type: string; url: string }) => {
+      child.off('exit', onExit);
+      resolve(message.url);
+    });
+  });
+}
+
+function stop(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null) return Promise.resolve();
+  return new Promise((resolve) => {
+    child.once('exit', () => resolve());
+    child.send({ type: 'close' });
+  });
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = probe.address() as { port: number };
+      probe.close(() => resolve(port));
+    });
+    probe.on('error', reject);
+  });
+}
+
+async function onServer(url: string, statement: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(statement);
+  } finally {
+    await client.end();
+  }
+}
+
+/** User + system CPU seconds of a process so far, from /proc; undefined where there is none. */
+function cpuSeconds(pid: number): number | undefined {
+  try {
+    const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / 100; // utime, stime in clock ticks (USER_HZ 100)
+  } catch {
+    return undefined;
+  }
+}
+
+// ---------------------------------------------------------------- load
+
+type Target = Omit<LoadRequest, 'type' | 'connections' | 'seconds'>;
+
+/** A server and what it answers to the load: one operation of Convene, or a baseline. */
+interface Subject {
+  label: string;
+  server: ChildProcess;
+  target: Target;
+}
+
+/** Several runs of one subject, pooled. */
+class Series {
+  private seconds = 0;
+  private cpu: number | undefined = 0;
+  private requests = 0;
+  readonly latencies: number[] = [];
+  errors = 0;
+
+  add(result: LoadResult, cpuSeconds: number | undefined): void {
+    this.seconds += result.seconds;
+    this.requests += result.answers + result.errors;
+    for (const latency of result.latencies) this.latencies.push(latency); // a spread of 100,000 arguments overflows the stack
+    this.errors += result.errors;
+    this.cpu = this.cpu === undefined || cpuSeconds === undefined ? undefined : this.cpu + cpuSeconds;
+  }
+
+  get rps(): number {
+    return this.latencies.length / this.seconds;
+  }
+
+  percentile(p: number): number {
+    const sorted = this.latencies.toSorted((a, b) => a - b);
+    return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? NaN;
+  }
+
+  /** The server's CPU per request, and the timeouts, for the row's note. */
+  note(): string {
+    const cpu = this.cpu === undefined ? '' : `; server CPU ${((this.cpu * 1e6) / this.requests).toFixed(0)} µs/request`;
+    return `${cpu}${this.errors > 0 ? `; ${this.errors} timeouts or errors` : ''}`;
+  }
+}
+
+const loader = forkChild('load.ts', [], process.env);
+
+function load(target: Target, seconds: number): Promise<LoadResult> {
+  return new Promise((resolve, reject) => {
+    const onExit = (code: number | null) => reject(new Error(`the load generator exited with ${code}`));
+    loader.once('exit', onExit);
+    loader.once('message', (result: LoadResult) => {
+      loader.off('exit', onExit);
+      resolve(result);
+    });
+    loader.send({ type: 'run', connections: CONNECTIONS, seconds, ...target } satisfies LoadRequest);
+  });
+}
+
+/**
+ * One run on a subject, added to its series with the server's CPU time. An answer other than 2xx
+ * is a broken benchmark and throws; timeouts and connection errors are the machine's limit, and
+ * the row reports them.
+ */
+async function runOn(subject: Subject, seconds: number, ...series: Series[]): Promise<void> {
+  const before = cpuSeconds(subject.server.pid!);
+  const result = await load(subject.target, seconds);
+  const after = cpuSeconds(subject.server.pid!);
+  if (result.non2xx > 0 || result.latencies.length === 0) {
+    throw new Error(`${subject.label}: not every answer was a success (${result.non2xx} answers ${result.firstBadStatus ?? ''}, ${result.errors} errors)`);
+  }
+  for (const one of series) one.add(result, before === undefined || after === undefined ? undefined : after - before);
+}
+
+function describe(label: string, series: Series): string {
+  return `${label.padEnd(66)} ${series.rps.toFixed(0).padStart(6)} req/s   p50 ${series.percentile(50).toFixed(2).padStart(6)} ms   p99 ${series.percentile(99).toFixed(2).padStart(7)} ms`;
+}
+
+function row(fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>): BenchRow {
+  return { group: 'http', rps: null, p50_ms: null, p99_ms: null, baseline: null, ratio: null, target: null, met: null, note: '', ...fields };
+}
+
+// ---------------------------------------------------------------- the run
+
+const dataDir = mkdtempSync(join(tmpdir(), 'convene-bench-'));
+const benchDatabase = databaseUrl ? `convene_bench_${randomBytes(6).toString('hex')}` : undefined;
+const children: ChildProcess[] = [loader];
+
+try {
+  let benchDatabaseUrl: string | undefined;
+  if (databaseUrl && benchDatabase) {
+    await onServer(databaseUrl, `create database ${benchDatabase}`);
+    const url = new URL(databaseUrl);
+    url.pathname = `/${benchDatabase}`;
+    benchDatabaseUrl = url.toString();
+  }
+  const { OIDC_ISSUER: _issuer, ...inherited } = process.env;
+  const serverEnv: NodeJS.ProcessEnv = {
+    ...inherited,
+    ...(benchDatabaseUrl ? { DATABASE_URL: benchDatabaseUrl } : {}),
+    CONVENE_HTTP__HOST: '127.0.0.1',
+    CONVENE_HTTP__PORT: String(await freePort()),
+    CONVENE_DATABASE__DATA_DIR: join(dataDir, 'convene'),
+    CONVENE_DEV__IDENTITY_PROVIDER: 'true',
+    CONVENE_LOGGING__LEVEL: 'warn',
+  };
+  const startConvene = async () => {
+    const server = forkChild('http-server.ts', [], serverEnv);
+    children.push(server);
+    return { server, url: await ready(server, 'the Convene server') };
+  };
+  console.log(`starting Convene (${databaseUrl ? 'PostgreSQL' : 'PGlite'}, ${redis ? 'Redis' : 'in-process store'}) …`);
+  let { server, url } = await startConvene();
+
+  // the bench user's tokens from the development identity provider, as `npm run dev-token` mints them
+  const tokens = await mintDevTokens(loadConfig({ file: false, env: serverEnv }), { name: 'bench', lifetimeSeconds: 3600 });
+  const loginBody = JSON.stringify({ id_token: tokens.id_token });
+  const login = await fetch(`${url}/v1/auth/login`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: loginBody });
+  if (login.status !== 200) throw new Error(`the bench user's login answered ${login.status}: ${await login.text()}`);
+  const call = jsonCaller(url, tokens.access_token);
+  const { json: me } = await call('GET', '/users/me');
+  const { json: room } = await call('POST', '/rooms', { enable_sip: false });
+  console.log('seeding the events benchmark\'s data …');
+  const seedStarted = Date.now();
+  const { dailyId } = await seedEvents(call);
+  console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+
+  // the baselines' data: the same database, or a copy of PGlite's directory each, made while Convene is stopped
+  const baselineData = (name: string) => {
+    if (databaseUrl) return dataDir;
+    cpSync(join(dataDir, 'convene'), join(dataDir, name), { recursive: true });
+    return join(dataDir, name);
+  };
+  if (!databaseUrl) await stop(server);
+  const [plainDir, namedDir] = [baselineData('plain'), baselineData('named')];
+  if (!databaseUrl) ({ server, url } = await startConvene());
+  const baselineEnv = { ...process.env, ...(benchDatabaseUrl ? { DATABASE_URL: benchDatabaseUrl } : {}) };
+  const plainServer = forkChild('baseline-http.ts', [plainDir, me.id], baselineEnv);
+  const namedServer = forkChild('baseline-http.ts', [namedDir, me.id, '--named'], baselineEnv);
+  children.push(plainServer, namedServer);
+  const [plainUrl, namedUrl] = await Promise.all([ready(plainServer, 'the baseline server'), ready(namedServer, 'the named-statement baseline')]);
+  const baseline: Subject = { label: BASELINE, server: plainServer, target: { url: `${plainUrl}/rooms/${room.id}`, method: 'GET', headers: {} } };
+  await runOn(baseline, WARM_UP_SECONDS);
+  console.log('');
+
+  const bearer = { authorization: `Bearer ${tokens.access_token}` };
+  const json = { 'content-type': 'application/json' };
+  const get = (path: string): Target => ({ url: `${url}/v1${path}`, method: 'GET', headers: bearer });
+  const post = (path: string, headers: Record<string, string>, body: string): Target => ({ url: `${url}/v1${path}`, method: 'POST', headers, body });
+  const operations: (Subject & { singleQuery?: true; note: string })[] = [
+    { label: 'GET /v1/rooms/{id}', server, target: get(`/rooms/${room.id}`), singleQuery: true, note: 'one query: the room and the caller\'s invite role' },
+    { label: 'GET /v1/users/me', server, target: get('/users/me'), singleQuery: true, note: 'one query: the storage used' },
+    { label: 'GET /v1/users/me/tariff', server, target: get('/users/me/tariff'), note: 'no query: the HTTP stack and the token check alone' },
+    {
+      label: 'POST /v1/rooms/{id}/start',
+      server,
+      target: post(`/rooms/${room.id}/start`, { ...bearer, ...json }, '{}'),
+      note: `one query and a ticket into the ${redis ? 'Redis' : 'in-process'} signaling store`,
+    },
+    { label: 'POST /v1/auth/login', server, target: post('/auth/login', json, loginBody), note: 'an ID token\'s signature check and the user\'s upsert' },
+    { label: 'GET /v1/events (a year, first page of 30)', server, target: get(`/events?${YEAR_RANGE}`), note: 'the events benchmark\'s user' },
+    { label: 'GET /v1/events/{id}/instances (first page of 30)', server, target: get(`/events/${dailyId}/instances`), note: 'a daily series over 10 years' },
+    {
+      label: NAMED_BASELINE,
+      server: namedServer,
+      target: { url: `${namedUrl}/rooms/${room.id}`, method: 'GET', headers: {} },
+      note: 'the baseline with the query as a named statement, as Convene prepares it: the bare limit',
+    },
+  ];
+
+  const allBaseline = new Series();
+  const measured: { operation: (typeof operations)[number]; series: Series; ratio: number }[] = [];
+  for (const operation of operations.filter(({ label }) => label.includes(onlyOperation) || label === NAMED_BASELINE)) {
+    operation.server.send({ type: 'profile', name: operation.label });
+    await runOn(operation, WARM_UP_SECONDS);
+    const series = new Series();
+    const alongside = new Series();
+    for (let round = 0; round < ROUNDS; round++) {
+      await runOn(operation, SECONDS / ROUNDS, series);
+      await runOn(baseline, SECONDS / ROUNDS, alongside, allBaseline);
+    }
+    const ratio = series.rps / alongside.rps;
+    console.log(`${describe(operation.label, series)}   ${ratio.toFixed(2)}× the baseline beside it (${alongside.rps.toFixed(0)} req/s)`);
+    measured.push({ operation, series, ratio });
+  }
+  console.log(describe(BASELINE, allBaseline));
+
+  const yearItems = await walk(call, `/events?${YEAR_RANGE}&per_page=100`);
+  server.send({ type: 'profile', name: 'GET /v1/events, a year, all pages' });
+  const listing = await measureSequential(WALKS, () => walk(call, `/events?${YEAR_RANGE}&per_page=100`));
+  const listingLabel = 'GET /v1/events, a year: all 6 pages of 100, one client';
+  console.log(`${listingLabel.padEnd(66)} ${listing.rps.toFixed(0).padStart(6)} walks/s p50 ${listing.p50.toFixed(2).padStart(6)} ms   p99 ${listing.p99.toFixed(2).padStart(7)} ms`);
+  await Promise.all([server, plainServer, namedServer].map(stop));
+
+  emitRow(
+    row({
+      operation: BASELINE,
+      rps: allBaseline.rps,
+      p50_ms: allBaseline.percentile(50),
+      p99_ms: allBaseline.percentile(99),
+      note: `${BASELINE_NOTE}; its runs alternate with each operation's, whose ratio is to the runs beside it${allBaseline.note()}`,
+    }),
+  );
+  // the named-statement baseline next to the baseline, the operations after them
+  measured.sort((a, b) => Number(b.operation.label === NAMED_BASELINE) - Number(a.operation.label === NAMED_BASELINE));
+  for (const { operation, series, ratio } of measured) {
+    const p99 = series.percentile(99);
+    emitRow(
+      row({
+        operation: operation.label,
+        rps: series.rps,
+        p50_ms: series.percentile(50),
+        p99_ms: p99,
+        baseline: BASELINE,
+        ratio,
+        target: operation.singleQuery ? SINGLE_QUERY_TARGET : null,
+        met: operation.singleQuery ? ratio >= 0.5 && p99 < 25 && series.errors === 0 : null,
+        note: `${operation.note}${series.note()}`,
+      }),
+    );
+  }
+  emitRow(
+    row({
+      operation: listingLabel,
+      rps: listing.rps,
+      p50_ms: listing.p50,
+      p99_ms: listing.p99,
+      target: 'p99 < 50 ms',
+      met: listing.p99 < 50,
+      note: `${yearItems} entries in 6 requests, ${WALKS} times; req/s counts walks`,
+    }),
+  );
+  console.log(`\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's)`);
+} finally {
+  for (const child of children) if (child.exitCode === null) child.kill();
+  rmSync(dataDir, { recursive: true, force: true });
+  if (databaseUrl && benchDatabase) await onServer(databaseUrl, `drop database if exists ${benchDatabase} with (force)`);
+}

@@ -1,0 +1,78 @@
+/**
+ * The per-request logger: what a finished request logs at which level, what `req.log` binds, and
+ * that nothing is made or written for a request whose level is off.
+ */
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import express from 'express';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+
+import { requestLogger } from '../../../src/http/request-log.js';
+
+let server: Server | undefined;
+afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
+
+/** An app with the request logger over a logger writing JSON lines into `lines`; answers its URL. */
+async function appLogging(level: string, lines: Record<string, unknown>[]): Promise<string> {
+  const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
+  const app = express();
+  app.use((_req, res, next) => {
+    res.locals.requestId = 'req-1';
+    next();
+  });
+  app.use(requestLogger(logger));
+  const router = express.Router();
+  router.get('/note', (req, res) => {
+    req.log.info({ detail: 42 }, 'a note');
+    res.status(204).end();
+  });
+  app.use('/mounted', router);
+  app.get('/ok', (_req, res) => void res.json({}));
+  app.get('/rooms/:room/invites/:code', (_req, res) => void res.json({}));
+  app.get('/fails', (_req, res) => void res.status(503).json({}));
+  server = createServer(app).listen(0, '127.0.0.1');
+  await new Promise((resolve) => server!.once('listening', resolve));
+  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+}
+
+describe('requestLogger', () => {
+  it('masks the invite code of an owner\'s invite path, which is a guest\'s credential', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const url = await appLogging('debug', lines);
+    const code = '0c5b3a0e-2f6e-4d7f-9a51-3f1d2f9b6c11';
+    await fetch(`${url}/rooms/r1/invites/${code}?x=1`);
+    expect(JSON.stringify(lines)).not.toContain(code);
+    expect(lines).toMatchObject([{ msg: 'request completed', req: { url: '/rooms/r1/invites/<invite code>?x=1' } }]);
+  });
+
+  it('logs a finished request at debug with its status, and a 5xx at error', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const url = await appLogging('debug', lines);
+    await fetch(`${url}/ok?x=1`);
+    await fetch(`${url}/fails`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines).toMatchObject([
+      { level: 20, msg: 'request completed', req: { id: 'req-1', method: 'GET', url: '/ok?x=1' }, res: { statusCode: 200 } },
+      { level: 50, msg: 'request errored', req: { id: 'req-1', method: 'GET', url: '/fails' }, res: { statusCode: 503 } },
+    ]);
+    expect(typeof lines[0]!.responseTime).toBe('number');
+  });
+
+  it('binds the request to what a handler logs, with the URL as sent even under a mounted router', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const url = await appLogging('info', lines);
+    await fetch(`${url}/mounted/note`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines).toMatchObject([{ level: 30, msg: 'a note', detail: 42, req: { id: 'req-1', method: 'GET', url: '/mounted/note' } }]);
+  });
+
+  it('writes nothing for successful requests at warn', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const url = await appLogging('warn', lines);
+    await fetch(`${url}/ok`);
+    await fetch(`${url}/fails`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(lines.map((line) => line.msg)).toEqual(['request errored']);
+  });
+});
