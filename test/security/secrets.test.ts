@@ -6,9 +6,8 @@
  * and the service's comparison are wrapped in spies that pass through to the real ones, and the
  * tests steer what the generators answer (every ticket character then comes out as the byte
  * dictates) or see which comparison each start request made. A ticket drawn from Math.random, or
- * a password compared with `===`, fails them. Invite codes are PostgreSQL's gen_random_uuid()
- * (pg_strong_random; under PGlite that reads node:crypto's randomFillSync); their shape and
- * uniqueness are checked here.
+ * a password compared with `===`, fails them. Invite codes are node:crypto's randomUUID, for room
+ * invites and for the codes that e-mail invitations to an event carry.
  */
 import * as crypto from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it, vi, type Mock } from 'vitest';
@@ -30,7 +29,7 @@ import type { TestUser } from '../support/test-app.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
-  return { ...actual, randomBytes: vi.fn(actual.randomBytes), randomInt: vi.fn(actual.randomInt) };
+  return { ...actual, randomBytes: vi.fn(actual.randomBytes), randomInt: vi.fn(actual.randomInt), randomUUID: vi.fn(actual.randomUUID) };
 });
 vi.mock('../../src/domain/tickets/secrets.js', async (importOriginal) => {
   const actual = await importOriginal<typeof import('../../src/domain/tickets/secrets.js')>();
@@ -40,6 +39,7 @@ vi.mock('../../src/domain/tickets/secrets.js', async (importOriginal) => {
 // the spies' overloads are node's; these tests call them one way only
 const randomBytes = crypto.randomBytes as unknown as Mock<(size: number) => Buffer>;
 const randomInt = crypto.randomInt as unknown as Mock<(max: number) => number>;
+const randomUUID = crypto.randomUUID as unknown as Mock<() => string>;
 const compared = vi.mocked(secretsEqual);
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
@@ -58,6 +58,7 @@ beforeEach(async () => {
 afterEach(() => {
   randomBytes.mockReset();
   randomInt.mockReset();
+  randomUUID.mockReset();
 });
 
 describe('signaling tickets and resumption tokens', () => {
@@ -119,6 +120,18 @@ describe('invite codes', () => {
     }
     expect(codes.size).toBe(100);
     for (const code of codes) expect(code).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
+  it("are the CSPRNG's: a room invite's code is what node:crypto's randomUUID drew", async () => {
+    const drawn = crypto.webcrypto.getRandomValues(new Uint8Array(6)).reduce((hex, byte) => hex + byte.toString(16).padStart(2, '0'), '');
+    const steered = `00000000-0000-4000-8000-${drawn}`;
+    randomUUID.mockImplementation(() => steered);
+    const res = await app.request('POST', `/v1/rooms/${roomId}/invites`, {
+      headers: { authorization: `Bearer ${owner.accessToken}`, 'content-type': 'application/json' },
+      body: '{}',
+    });
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text_).invite_code).toBe(steered);
   });
 });
 

@@ -4,6 +4,7 @@
  * theirs. Every change and the e-mail it announces commit together (`queueEventNotification` in the
  * same transaction). No access is 404: reading needs the creator or an invitee, changing the creator.
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 
 import type { Config } from '../../config/schema.js';
@@ -181,7 +182,7 @@ async function inviteExternalAddress(
   if (!inserted) return false;
   const { code } = await trx
     .insertInto('room_invites')
-    .values({ room_id: event.room_id, created_by: callerId, updated_by: callerId, expiration: null })
+    .values({ code: randomUUID(), room_id: event.room_id, created_by: callerId, updated_by: callerId, expiration: null })
     .returning('code')
     .executeTakeFirstOrThrow();
   await trx

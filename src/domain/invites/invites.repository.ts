@@ -2,6 +2,7 @@
  * All SQL of room invite codes. Every function takes the database or a transaction first. "Valid"
  * means active and not expired at `now` (`expiration <= now` is expired, as in the reference).
  */
+import { randomUUID } from 'node:crypto';
 import type { Kysely, Transaction } from 'kysely';
 
 import { countAndPage } from '../../db/paging.js';
@@ -23,6 +24,8 @@ export async function insertRoomInvite(
   return db
     .insertInto('room_invites')
     .values({
+      // a guest's credential: drawn here from node's CSPRNG rather than left to the column default
+      code: randomUUID(),
       room_id: values.roomId,
       created_by: values.userId,
       created_at: values.now,
