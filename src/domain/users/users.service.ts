@@ -118,6 +118,9 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       const key = cacheKey(grant.issuer, grant.subject);
       const cached = cache.get(key);
       if (cached) return cached;
+      // login refuses a subject with NUL (PostgreSQL text cannot hold it), so no user has one; asking
+      // the database would fail instead of answering
+      if (grant.subject.includes('\0') || grant.issuer.includes('\0')) throw errors.unknownUser();
       const row = await repository.findUserByOidcSubject(db, grant.issuer, grant.subject);
       if (!row) throw errors.unknownUser();
       const user = repository.rowToUser(row);

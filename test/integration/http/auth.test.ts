@@ -89,6 +89,13 @@ describe('Bearer access tokens', () => {
     expect(error).toMatchObject({ code: 'unknown_user' });
   });
 
+  it('refuses a valid token whose subject holds NUL with 401 unknown_user, as login never stores one (once a 500)', async () => {
+    const token = await app.issuer.accessToken({ sub: 'sub-\u0000-nul' });
+    const { response, error } = await app.api(token).GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ code: 'unknown_user', status: '401' });
+  });
+
   it('refuses a request without Authorization with 401 and a challenge', async () => {
     const { response } = await app.api().GET('/users/me');
     expect(response.status).toBe(401);
