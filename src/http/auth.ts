@@ -5,7 +5,8 @@
  * logged in is 401 `unknown_user` (design.md §5).
  *
  * Where the operation admits `InviteCode`, `Authorization: InviteCode <code>` makes the caller a
- * guest of the code's room while the code is active and unexpired (design.md §8 "Guests"). Existing
+ * guest of the code's room while the code is active and unexpired (design.md §8 "Guests"); a wrong
+ * code counts against the caller's address as one given to verify_invite_code does. Existing
  * clients send the code as `Bearer <code>` to `GET /turn`, so there a Bearer value that is not shaped
  * like a JWT is taken for an invite code — without asking the identity provider about it first.
  */
@@ -26,17 +27,22 @@ export interface AuthDeps {
   identity: Identity;
   users: UserService;
   callInRole: string;
-  /** The room an invite code admits to, when the code is active and unexpired now. */
-  invites: { findValidInvite(code: string): Promise<{ code: string; roomId: string } | undefined> };
+  /**
+   * The room an invite code admits to, when the code is active and unexpired now. Brute-force
+   * limited: failures count against `source` (the client's address), 429 when over the limit.
+   */
+  invites: { admitGuest(code: string, source: string): Promise<{ code: string; roomId: string } | undefined> };
 }
 
 /** Three base64url segments (a JWS compact serialisation); an invite code (a UUID) never has dots. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
+/** `source`: the client's address, against which failed invite codes count. */
 export async function resolveCaller(
   security: SecurityRequirement[] | undefined,
   authorization: string | undefined,
   deps: AuthDeps,
+  source = 'unknown',
 ): Promise<Caller> {
   const schemes = new Set((security ?? []).flatMap((req) => Object.keys(req)));
   if (schemes.size === 0) return { kind: 'anonymous' };
@@ -47,8 +53,8 @@ export async function resolveCaller(
   const credentials = space < 0 ? '' : authorization.slice(space + 1).trim();
   if (!credentials) throw errors.unauthorized('Unable to parse access token or invite code');
 
-  if (scheme === 'invitecode' && schemes.has('InviteCode')) return guest(credentials, deps);
-  if (scheme === 'bearer' && schemes.has('InviteCode') && !JWT_SHAPE.test(credentials)) return guest(credentials, deps);
+  if (scheme === 'invitecode' && schemes.has('InviteCode')) return guest(credentials, source, deps);
+  if (scheme === 'bearer' && schemes.has('InviteCode') && !JWT_SHAPE.test(credentials)) return guest(credentials, source, deps);
   if (scheme === 'bearer' && schemes.has('ServiceToken')) {
     const service = await deps.identity.verifyServiceToken(credentials, deps.callInRole);
     return { kind: 'service', subject: service.subject, roles: service.roles };
@@ -61,8 +67,8 @@ export async function resolveCaller(
 }
 
 /** A malformed, unknown, inactive or expired code is 401 alike: a caller learns nothing about which. */
-async function guest(code: string, deps: AuthDeps): Promise<Caller> {
-  const invite = await deps.invites.findValidInvite(code);
+async function guest(code: string, source: string, deps: AuthDeps): Promise<Caller> {
+  const invite = await deps.invites.admitGuest(code, source);
   if (!invite) throw errors.unauthorized('Authentication failed', 'The invite code is invalid, inactive or expired');
   return { kind: 'guest', inviteCode: invite.code, roomId: invite.roomId };
 }

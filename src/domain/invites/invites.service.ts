@@ -40,6 +40,11 @@ export interface InviteService {
   verify(code: string, source: string): Promise<InviteVerifyResult>;
   /** The invite behind a code if it is active and unexpired now; undefined otherwise (also for a non-UUID). */
   findValidInvite(code: string): Promise<ValidInvite | undefined>;
+  /**
+   * `findValidInvite` for a guest presenting a code (`Authorization: InviteCode <code>`): a failure
+   * counts against `source` like one of `verify` (429 when over the limit, before the lookup).
+   */
+  admitGuest(code: string, source: string): Promise<ValidInvite | undefined>;
 }
 
 export interface InviteServiceDeps {
@@ -65,6 +70,15 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
     if (!isInviteCodeFormat(code)) return undefined;
     const row = await repository.findValidInvite(db, code, now());
     return row && { code: row.code, roomId: row.room_id, passwordRequired: row.room_password !== null };
+  };
+
+  /** Every way of presenting a code counts its failures together: one budget per source for guessing codes. */
+  const admitGuest = async (code: string, source: string): Promise<ValidInvite | undefined> => {
+    // one count per code whatever the spelling of its hex digits
+    const keys = attemptKeys('invite', source, code.toLowerCase());
+    let invite: ValidInvite | undefined;
+    await guardAttempt(rateLimiter, keys, async () => (invite = await findValidInvite(code)) !== undefined);
+    return invite;
   };
 
   return {
@@ -102,14 +116,12 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
     },
 
     async verify(code, source) {
-      // one count per code whatever the spelling of its hex digits
-      const keys = attemptKeys('invite', source, code.toLowerCase());
-      let invite: Awaited<ReturnType<typeof findValidInvite>>;
-      const found = await guardAttempt(rateLimiter, keys, async () => (invite = await findValidInvite(code)) !== undefined);
-      if (!found || !invite) throw errors.notFound();
+      const invite = await admitGuest(code, source);
+      if (!invite) throw errors.notFound();
       return { room_id: invite.roomId, password_required: invite.passwordRequired };
     },
 
     findValidInvite,
+    admitGuest,
   };
 }

@@ -6,16 +6,17 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useTestApp } from '../../support/test-app.js';
-import { expectError, insertInvite, insertRoom, jsonRequest, parties, type Parties } from '../../support/invites.js';
+import { expectError, freshSourceAddress, insertInvite, insertRoom, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
-const app = useTestApp();
+// each request from an address of its own: failed invite codes count against their source
+const app = useTestApp({ http: { trust_proxy: true } });
 let p: Parties;
 beforeEach(async () => {
   p = await parties(app);
 });
 
 const asGuest = (method: string, path: string, code: string) =>
-  app.request(method, path, jsonRequest({ authorization: `InviteCode ${code}` }));
+  app.request(method, path, jsonRequest({ authorization: `InviteCode ${code}`, ip: freshSourceAddress() }));
 
 describe('a guest holding an invite code', () => {
   it('reads the tariff and the event of the code’s room', async () => {

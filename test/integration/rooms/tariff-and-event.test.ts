@@ -5,12 +5,13 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
 import { createEventFor, createRoom, dbOf, inviteToEvent, roomWithParties, type RoomWithParties } from '../../support/rooms.js';
-import { insertInvite } from '../../support/invites.js';
+import { freshSourceAddress, insertInvite } from '../../support/invites.js';
 
 let app: TestApp;
 let cast: RoomWithParties;
 beforeAll(async () => {
   app = await startTestApp({
+    http: { trust_proxy: true }, // each guest request from an address of its own (failed codes count per source)
     tariffs: {
       claim: 'plan',
       definitions: {
@@ -28,7 +29,7 @@ beforeEach(async () => {
 
 type Credentials = { headers: Record<string, string> };
 const asUser = (token: string): Credentials => ({ headers: { authorization: `Bearer ${token}` } });
-const asGuest = (code: string): Credentials => ({ headers: { authorization: `InviteCode ${code}` } });
+const asGuest = (code: string): Credentials => ({ headers: { authorization: `InviteCode ${code}`, 'x-forwarded-for': freshSourceAddress() } });
 const tariffOf = (roomId: string, init: Credentials) => app.request('GET', `/v1/rooms/${roomId}/tariff`, init);
 const eventOf = (roomId: string, init: Credentials) => app.request('GET', `/v1/rooms/${roomId}/event`, init);
 

@@ -8,7 +8,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { components } from '../../../generated/openapi.js';
 import { useTestApp } from '../../support/test-app.js';
-import { expectError, insertInvite, jsonRequest, parties, type Parties } from '../../support/invites.js';
+import { expectError, freshSourceAddress, insertInvite, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
 type TurnServer = components['schemas']['TurnServer'];
 
@@ -18,13 +18,15 @@ const SERVERS = [
   { uris: ['turns:turn-b.test:5349'], shared_secret: 'secret-b' },
 ];
 
-const app = useTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS } });
+// each request from an address of its own: failed invite codes count against their source
+const app = useTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS }, http: { trust_proxy: true } });
 let p: Parties;
 beforeEach(async () => {
   p = await parties(app);
 });
 
-const getTurn = (authorization?: string, on = app) => on.request('GET', '/v1/turn', jsonRequest({ authorization }));
+const getTurn = (authorization?: string, on = app) =>
+  on.request('GET', '/v1/turn', jsonRequest({ authorization, ip: freshSourceAddress() }));
 
 describe('get_turn_servers', () => {
   it('answers every configured server with TURN REST API credentials of its own secret', async () => {

@@ -30,7 +30,7 @@ function fakeDeps(validCodes: string[] = [CODE]) {
     users: { authenticate: async () => USER } as unknown as UserService,
     callInRole: 'call-in',
     invites: {
-      async findValidInvite(code: string) {
+      async admitGuest(code: string) {
         calls.inviteLookups.push(code);
         return validCodes.includes(code) ? { code, roomId: ROOM } : undefined;
       },
