@@ -74,6 +74,11 @@ export interface Config {
     ping_interval_ms: number;
     pong_timeout_ms: number;
     resumption_refresh_ms: number;
+    /** With Redis: this instance's liveness key lives `instance_ttl_ms`, refreshed every `instance_refresh_ms` (at most half). */
+    instance_ttl_ms: number;
+    instance_refresh_ms: number;
+    /** With Redis: how often the rooms this instance hosts are swept of the participants of dead instances. */
+    crash_sweep_interval_ms: number;
   };
   /** `["*"]` allows any origin. */
   cors: { origins: string[] };
@@ -199,6 +204,10 @@ export const configSchema = {
         maximum: (RESUMPTION_TTL_SECONDS * 1000) / 2,
         default: RESUMPTION_REFRESH_SECONDS * 1000,
       },
+      // crash cleanup (src/signaling/instance-liveness.ts): a dead instance's participants leave within ttl + sweep interval
+      instance_ttl_ms: { type: 'integer', minimum: 200, default: 15000 },
+      instance_refresh_ms: { type: 'integer', minimum: 100, default: 5000 },
+      crash_sweep_interval_ms: { type: 'integer', minimum: 100, default: 5000 },
     }),
     cors: section({
       origins: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 }, default: ['*'] },

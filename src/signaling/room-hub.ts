@@ -59,6 +59,11 @@ export class RoomHub {
     for (const delivery of kept) this.sendTo(session, delivery);
   }
 
+  /** Whether the session is between `hold` and `release`/`drop`: entering, its record maybe not written yet. */
+  isEntering(session: Session): boolean {
+    return this.held.has(session);
+  }
+
   /** Stops holding; what was kept back is dropped (the participant did not get in after all). */
   drop(session: Session): void {
     this.held.delete(session);

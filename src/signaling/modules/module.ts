@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
+import type { InstanceLiveness } from '../instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
 import type { RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';
@@ -60,6 +61,8 @@ export interface ModuleDeps {
   config: Config;
   db: Kysely<DB>;
   redis?: Redis;
+  /** With `redis`: this instance's id and liveness, which the records it hosts name (crash cleanup). */
+  liveness?: InstanceLiveness;
   bus: SignalingBus;
   hubs: () => RoomHubs;
   scheduler: Scheduler;

@@ -254,7 +254,8 @@ describe.skipIf(!redisUrl)("the room's state in Redis", () => {
   it('is gone once a guest who waited alone has left', async () => {
     const { roomId, guest } = await room();
     const gus = await wait(guest, 'Gus');
-    expect(await roomKeysLeft(roomId, 0)).toEqual([`convene:signaling:room:${roomId}:waiting`]);
+    // `waiting_hosts`: the instance of each waiting record, for crash cleanup (control/membership-sweep.ts)
+    expect(await roomKeysLeft(roomId, 0)).toEqual(['waiting', 'waiting_hosts'].map((name) => `convene:signaling:room:${roomId}:${name}`));
     await gus.close();
     expect(await roomKeysLeft(roomId)).toEqual([]);
   });
@@ -268,7 +269,7 @@ describe.skipIf(!redisUrl)("the room's state in Redis", () => {
     ida.command('control', 'enter_room');
     await ida.next('control', 'join_success');
     const key = (name: string) => `convene:signaling:room:${roomId}:${name}`;
-    expect(await roomKeysLeft(roomId, 0)).toEqual([key('accepted'), key('members'), key('started_at'), key('waiting')]);
+    expect(await roomKeysLeft(roomId, 0)).toEqual(['accepted', 'hosts', 'members', 'started_at', 'waiting', 'waiting_hosts'].map(key));
 
     await Promise.all([gus.close(), uwe.close(), ida.close(), alice.close()]);
     expect(await roomKeysLeft(roomId)).toEqual([]);

@@ -206,7 +206,9 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     bob.command('timer', 'update_ready_status', { timer_id: started.timer_id, status: true });
     await alice.next('timer', 'updated_ready_status');
     const key = (name: string) => `convene:signaling:room:${roomId}:${name}`;
-    expect(await roomKeysLeft(roomId, 0)).toEqual(['accepted', 'members', 'started_at', 'timer', 'timer_ready', 'waiting'].map(key));
+    // `hosts` and `waiting_hosts`: the instance of each record, for crash cleanup (membership-sweep.ts)
+    const names = ['accepted', 'hosts', 'members', 'started_at', 'timer', 'timer_ready', 'waiting', 'waiting_hosts'];
+    expect(await roomKeysLeft(roomId, 0)).toEqual(names.map(key));
     const redis = new Redis(redisUrl!);
     try {
       const subscribers = async () => ((await redis.pubsub('NUMSUB', roomChannel(roomId))) as [string, number])[1];

@@ -7,6 +7,8 @@
  * as it is (a failure before that gives the place back, so the connection's `internal_error` means
  * nothing changed); a closed socket, or a moderator's removal, takes the participant out again
  * (`left` with its reason) and lets every module clean up. Hands and roles: hands.ts, roles.ts.
+ * Participants of instances that died (Redis only): membership-sweep.ts, before each `join` and
+ * periodically for the rooms this instance hosts.
  *
  * The connection runs a socket's commands, the tasks queued for it (a moderator's orders) and, at
  * last, its departure one after another, so the session's state is always the outcome of the
@@ -29,8 +31,10 @@ import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '..
 import { listedRecently } from '../listed-recently.js';
 import type { ControlContext, ControlError } from './control-context.js';
 import { createHands } from './hands.js';
+import { createCrashCleanup, type CrashCleanup } from './membership-sweep.js';
 import { createLocalMembershipStore } from './membership.local.js';
 import { createRedisMembershipStore } from './membership.redis.js';
+import { createRedisWaitingRoomStore } from '../moderation/waiting-room.redis.js';
 import { byJoinTime, memberOf, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
 import { createRoles } from './roles.js';
 import { createTimeLimit } from './time-limit.js';
@@ -41,7 +45,7 @@ const MAX_DISPLAY_NAME = 100;
 const IN_ROOM = new Set(['raise_hand', 'lower_hand', 'grant_moderator_role', 'revoke_moderator_role']);
 
 export function createControlModule(deps: ModuleDeps): ControlModule {
-  const membership = deps.redis ? createRedisMembershipStore(deps.redis) : createLocalMembershipStore();
+  const membership = deps.redis ? createRedisMembershipStore(deps.redis, deps.liveness?.id) : createLocalMembershipStore();
   const timeLimit = createTimeLimit(deps, membership);
   /** Per joiner: the recent entrants its `join_success` listed, whose `joined` it must not get again. */
   const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined', departure: 'left' });
@@ -61,6 +65,18 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
   }
 
+  // the waiting-room store is the moderation module's; this one reads and removes only the dead's records
+  const crashCleanup: CrashCleanup | undefined =
+    deps.redis && deps.liveness
+      ? createCrashCleanup({
+          deps,
+          liveness: deps.liveness,
+          members: membership.hosted!,
+          waiting: createRedisWaitingRoomStore(deps.redis).hosted!,
+          participantLeft: (session, hub, roomEmpty) => participantLeft(session, hub, roomEmpty),
+        })
+      : undefined;
+
   const context: ControlContext = { membership, moderationOf, publishUpdate, fail, now: nowIso };
   const hands = createHands(context);
   const roles = createRoles(context);
@@ -73,6 +89,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     if (length < 1 || length > MAX_DISPLAY_NAME) return fail(session, 'invalid_username');
     session.displayName = displayName;
     session.avatarUrl = avatarOf(session, command.avatar_url);
+    // the dead are out before the limit, the waiting room and the participant list are looked at
+    await crashCleanup?.beforeJoin(session, hub);
 
     const moderation = moderationOf(session);
     if (moderation && (await moderation.mustWait(session))) {
@@ -154,6 +172,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     // out of the room, nobody's hand is up (one sent to the waiting room may come back)
     session.handIsUp = undefined;
     session.handUpdatedAt = undefined;
+    // not removed: a sweep took this instance for dead and announced the departure (membership-sweep.ts)
+    if (left && !left.removed) return participantLeft(session, hub, false);
     try {
       await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
     } finally {
@@ -218,8 +238,17 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
       return roles.isOrder(message) || listed.withholds(session, message.payload);
     },
 
+    async hubOpened(hub) {
+      crashCleanup?.hubOpened(hub);
+    },
+
     hubClosed(hub) {
       timeLimit.disarm(hub.roomId);
+      crashCleanup?.hubClosed(hub);
+    },
+
+    async close() {
+      crashCleanup?.close();
     },
   };
 }

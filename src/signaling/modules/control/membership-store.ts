@@ -7,7 +7,9 @@
  * checked and the member added in one atomic step, so concurrent joins on two instances cannot both
  * take the last place.
  *
- * Crash cleanup (records of an instance that died with participants) is left for later.
+ * Crash cleanup: in Redis each record names the instance hosting it (`HostedRecords`), so that the
+ * records of an instance that died with participants can be found and removed
+ * (membership-sweep.ts). The in-process store has none of this: a crash takes it along.
  */
 import type { Participant } from '../../../../generated/signaling/types.js';
 
@@ -39,4 +41,21 @@ export interface MembershipStore {
   member(roomId: string, participantId: string): Promise<Member | undefined>;
   /** When the room's current session began; undefined while the room is empty. */
   startedAt(roomId: string): Promise<number | undefined>;
+  /** Shared stores only (Redis): which instance hosts each member, for crash cleanup. */
+  readonly hosted?: HostedRecords<Member>;
+}
+
+/** The records of a store shared by instances, by the instance that hosts each (writes them, holds the socket). */
+export interface HostedRecords<T> {
+  /**
+   * The hosting instance of each record, by participant id. Also extends the lifetime of the
+   * room's keys: the caller hosts the room, so they are in use.
+   */
+  hosts(roomId: string): Promise<Map<string, string>>;
+  /**
+   * Removes a record while `instanceId` still hosts it (one of a participant who came back on
+   * another instance with its id stays), in one step on every instance: the record removed and how
+   * many records remain (for members: the last one out clears the start time), or undefined.
+   */
+  removeHostedBy(roomId: string, participantId: string, instanceId: string): Promise<{ record: T; remaining: number } | undefined>;
 }

@@ -61,7 +61,7 @@ export function isModerationModule(module: SignalingModule | undefined): module 
 }
 
 export function createModerationModule(deps: ModuleDeps): ModerationModule {
-  const waitingRoom = deps.redis ? createRedisWaitingRoomStore(deps.redis) : createLocalWaitingRoomStore();
+  const waitingRoom = deps.redis ? createRedisWaitingRoomStore(deps.redis, deps.liveness?.id) : createLocalWaitingRoomStore();
   const settings = deps.redis ? createRedisRoomSettingsStore(deps.redis) : createLocalRoomSettingsStore();
   const fail = (session: Session, error: ModerationError) => session.send('moderation', { message: 'error', error });
   /** Per moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */

@@ -5,9 +5,11 @@
  * Accepted ids stay while the room has a session, so that an accepted participant who drops and
  * resumes (keeping its id) does not wait again; they are forgotten when the room empties.
  *
- * Crash cleanup (records of an instance that died with waiting participants) is left for later.
+ * Crash cleanup: in Redis each waiting participant's record names the instance hosting it, so that
+ * the records of an instance that died with waiting participants can be found and removed
+ * (control/membership-sweep.ts). The in-process store has none of this: a crash takes it along.
  */
-import type { MemberRecord } from '../control/membership-store.js';
+import type { HostedRecords, MemberRecord } from '../control/membership-store.js';
 
 export interface WaitingRoomStore {
   add(roomId: string, participant: MemberRecord): Promise<void>;
@@ -21,4 +23,6 @@ export interface WaitingRoomStore {
   unaccept(roomId: string, participantId: string): Promise<void>;
   /** The room emptied: its accepted participants wait again next time. */
   forgetAccepted(roomId: string): Promise<void>;
+  /** Shared stores only (Redis): which instance hosts each waiting participant, for crash cleanup. */
+  readonly hosted?: HostedRecords<MemberRecord>;
 }

@@ -1,0 +1,168 @@
+/**
+ * Crash cleanup (issue 8): the members and waiting participants of instances that died with them
+ * (SIGKILL, OOM, a lost machine; instance-liveness.ts tells which are dead) are taken out of the
+ * room as if their sockets had closed: the others get `left` with reason `timeout` (the
+ * moderators `left_waiting_room`), every module cleans up after them (a timer one of them started
+ * stops with `creator_left`), and the last one out runs the cleanup of an emptied room (its
+ * settings, accepted participants and chat are forgotten; the next join starts a new session).
+ * Each removal is one atomic step naming the dead host, so of the instances sweeping a room at the
+ * same time exactly one removes (and announces) each record, and a participant who came back on a
+ * live instance with its id keeps its new record.
+ *
+ * An instance sweeps the rooms it hosts every `crash_sweep_interval_ms`, and a room right before a
+ * `join` into it (so a room whose every instance died is cleaned when someone comes back, and the
+ * participant limit counts only the living). A dead participant is thus gone within the liveness
+ * lifetime plus one sweep interval.
+ *
+ * An instance that finds it was itself taken for dead (Redis away longer than the lifetime, for it
+ * alone) closes the sockets whose records were removed meanwhile with 1001: the others saw them
+ * leave, and they come back with a new join.
+ */
+import type { InstanceLiveness } from '../../instance-liveness.js';
+import type { RoomContext } from '../../room-context.js';
+import type { RoomHub } from '../../room-hub.js';
+import type { Session } from '../../session.js';
+import { isRedisDown } from '../../shared-state.js';
+import type { ModuleDeps } from '../module.js';
+import type { HostedRecords, Member, MemberRecord } from './membership-store.js';
+
+export interface CrashCleanup {
+  /** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */
+  beforeJoin(session: Session, hub: RoomHub): Promise<void>;
+  hubOpened(hub: RoomHub): void;
+  hubClosed(hub: RoomHub): void;
+  close(): void;
+}
+
+export interface CrashCleanupOptions {
+  deps: ModuleDeps;
+  liveness: InstanceLiveness;
+  members: HostedRecords<Member>;
+  waiting: HostedRecords<MemberRecord>;
+  /** Lets every room module clean up after a participant (the control module's departure does the same). */
+  participantLeft(session: Session, hub: RoomHub, roomEmpty: boolean): Promise<void>;
+}
+
+export function createCrashCleanup({ deps, liveness, members, waiting, participantLeft }: CrashCleanupOptions): CrashCleanup {
+  const log = deps.logger.child({ component: 'crash-cleanup' });
+  const hubs = new Set<RoomHub>();
+
+  /** Removes the records of dead instances in the room and announces each removal this instance made. */
+  async function sweep(hub: RoomHub, room: RoomContext): Promise<void> {
+    const { roomId } = room;
+    const [memberHosts, waitingHosts] = await Promise.all([members.hosts(roomId), waiting.hosts(roomId)]);
+    if (memberHosts.size + waitingHosts.size === 0) return;
+    const dead = await liveness.gone([...memberHosts.values(), ...waitingHosts.values()]);
+    if (dead.size === 0) return;
+    for (const [id, host] of waitingHosts) {
+      if (!dead.has(host)) continue;
+      const removed = await waiting.removeHostedBy(roomId, id, host);
+      if (!removed) continue;
+      log.info({ roomId, participantId: id, instanceId: host }, 'a waiting participant of a dead instance was removed');
+      try {
+        await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id }, audience: { to: 'moderators' } });
+      } finally {
+        await participantLeft(departed(room, removed.record, undefined, 'waiting'), hub, false);
+      }
+    }
+    for (const [id, host] of memberHosts) {
+      if (!dead.has(host)) continue;
+      const removed = await members.removeHostedBy(roomId, id, host);
+      if (!removed) continue;
+      log.info({ roomId, participantId: id, instanceId: host }, 'a member of a dead instance was removed');
+      try {
+        await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason: 'timeout' }, audience: { to: 'room', except: id } });
+      } finally {
+        await participantLeft(departed(room, removed.record.record, removed.record.userId, 'joined'), hub, removed.remaining === 0);
+      }
+    }
+  }
+
+  /** The room as one of the hub's sessions knows it; none while the hub has no session. */
+  const roomOf = (hub: RoomHub): RoomContext | undefined => hub.sessions.values().next().value?.room;
+
+  let sweeping = false;
+  async function sweepHosted(): Promise<void> {
+    if (sweeping) return; // a slow round (Redis slow) is not overtaken by the next
+    sweeping = true;
+    try {
+      for (const hub of [...hubs]) {
+        const room = roomOf(hub);
+        if (room) await sweep(hub, room).catch((err: unknown) => log.warn({ err, roomId: hub.roomId }, 'sweeping a room failed'));
+      }
+    } finally {
+      sweeping = false;
+    }
+  }
+
+  /**
+   * This instance was taken for dead: its sessions whose records were removed meanwhile are closed.
+   * Only sessions that were fully in before the records are read count: one still entering (its
+   * state set, its record being written) would look removed, and be closed for nothing.
+   */
+  async function closeRemoved(): Promise<void> {
+    for (const hub of [...hubs]) {
+      const settled = [...hub.sessions.values()]
+        .filter((session) => !hub.isEntering(session))
+        .map((session) => ({ session, state: session.state }));
+      const [memberHosts, waitingHosts] = await Promise.all([members.hosts(hub.roomId), waiting.hosts(hub.roomId)]);
+      for (const { session, state } of settled) {
+        if (session.state !== state) continue; // left, entered or was moved meanwhile: its record changed with it
+        const hosts = state === 'joined' ? memberHosts : state === 'waiting' ? waitingHosts : undefined;
+        if (hosts && hosts.get(session.participant.id) !== liveness.id) session.close(1001, 'taken for gone');
+      }
+    }
+  }
+  liveness.onLost(() => {
+    closeRemoved().catch((err: unknown) => log.error({ err }, 'closing the sessions of removed records failed'));
+  });
+
+  const timer = setInterval(() => void sweepHosted(), deps.config.signaling.crash_sweep_interval_ms);
+  timer.unref();
+
+  return {
+    async beforeJoin(session, hub) {
+      await liveness.registered();
+      try {
+        await sweep(hub, session.room);
+      } catch (err) {
+        // Redis away: the join would fail next, so it fails here; otherwise the dead wait for the next sweep
+        if (isRedisDown(err)) throw err;
+        log.warn({ err, roomId: hub.roomId }, 'sweeping a room before a join failed');
+      }
+    },
+    hubOpened(hub) {
+      hubs.add(hub);
+    },
+    hubClosed(hub) {
+      hubs.delete(hub);
+    },
+    close() {
+      clearInterval(timer);
+    },
+  };
+}
+
+/**
+ * A departed participant as the modules' cleanup sees a session: who it was, its room and state;
+ * it has no socket (nothing is sent to it, nothing queued).
+ */
+function departed(room: RoomContext, record: MemberRecord, userId: string | undefined, state: 'joined' | 'waiting'): Session {
+  const { control } = record;
+  const kind = control.participation_kind === 'recorder' ? 'guest' : control.participation_kind;
+  const who = userId !== undefined ? { kind: 'user' as const, userId } : kind === 'sip' ? { kind, sipId: '' } : { kind: 'guest' as const, inviteCode: '' };
+  return {
+    participant: { id: record.id, who, kind, role: control.role, isRoomOwner: control.is_room_owner, resuming: false, resumption: '' },
+    room,
+    state,
+    role: control.role,
+    displayName: control.display_name,
+    ...(control.avatar_url !== undefined ? { avatarUrl: control.avatar_url } : {}),
+    joinedAt: control.joined_at,
+    handIsUp: control.hand_is_up,
+    handUpdatedAt: control.hand_updated_at,
+    send: () => undefined,
+    close: () => undefined,
+    enqueue: () => undefined,
+  };
+}
