@@ -304,8 +304,10 @@ export interface paths {
         };
         /**
          * Tell whether the service and its database answer.
-         * @description For load balancers and orchestrators: 200 when the database answers, 503 when it does not,
-         *     both with the `Health` body (not the error body), so a probe can read `status` either way.
+         * @description For load balancers and orchestrators: 200 when the database answers, 503 when it does not
+         *     or once the instance has begun to shut down (`database` then says whether the database still
+         *     answers), always with the `Health` body (not the error body), so a probe can read `status`
+         *     either way.
          *     A malformed request (a NUL character in the query, a malformed JSON body) is 400 with the
          *     error body, as for every operation.
          */
@@ -2349,7 +2351,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description A backing service (the database) does not answer; try again shortly. */
+        /** @description A backing service (the database, or Redis for the operations that need it) does not answer; try again shortly. */
         ServiceUnavailable: {
             headers: {
                 [name: string]: unknown;
@@ -4196,6 +4198,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5035,6 +5038,7 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
             404: components["responses"]["NotFound"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5115,6 +5119,7 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

@@ -3,7 +3,8 @@
  * the HTTP app and its server, with the `/signaling` WebSocket on it. main.ts listens and handles
  * signals; tests build instances on port 0.
  */
-import { createServer, type Server } from 'node:http';
+import { randomUUID } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/connect.js';
@@ -17,6 +18,7 @@ import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-director
 import { createTariffCatalog } from './domain/tariffs/tariff-catalog.js';
 import { createUserService } from './domain/users/users.service.js';
 import { createHttpApp } from './http/app.js';
+import { errors } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -101,7 +103,13 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       handlers,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
-    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, http.app);
+    // From the start of close() a new request is answered 503 (a load balancer retries it elsewhere),
+    // while the listener stays open for the signaling shutdown (whose new sockets get 503 as well);
+    // requests under way finish.
+    let closing = false;
+    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) =>
+      closing ? refuseWhileClosing(req, res) : http.app(req, res),
+    );
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     const signaling = createSignalingServer({
       config,
@@ -136,6 +144,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       },
       warmUp: () => http.warmUp(),
       async close() {
+        closing = true;
         // first, while the store and the bus still work: sockets close with 1001 and their participants leave
         await signaling.close();
         await new Promise<void>((resolve) => {
@@ -155,4 +164,23 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     if (ownsDatabase) await database.close();
     throw err;
   }
+}
+
+/**
+ * 503 to a request that came after shutdown began, its connection closing after it: the error body,
+ * or for the health probe its own body (the contract's `Health`: this instance is going away, while
+ * its database still answers), so that a probe reads `status` as always.
+ */
+function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
+  const health = req.url === '/health' || req.url?.startsWith('/health?');
+  const body = JSON.stringify(
+    health ? { status: 'unavailable', database: 'up' } : errors.serviceUnavailable('The server is shutting down').toBody(),
+  );
+  res.writeHead(503, {
+    'content-type': 'application/json; charset=utf-8',
+    'content-length': Buffer.byteLength(body),
+    'x-request-id': randomUUID(),
+    connection: 'close',
+  });
+  res.end(body);
 }

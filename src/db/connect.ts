@@ -58,6 +58,10 @@ export async function openDatabase(cfg: Config['database'], options: OpenDatabas
   try {
     const dataDir = join(cfg.data_dir, 'pglite');
     mkdirSync(dataDir, { recursive: true });
+    // Durability: PGlite runs PostgreSQL with fsync off (-F), but a commit still writes its WAL into
+    // the data directory (through to the OS) before it answers, so a killed process loses nothing it
+    // acknowledged (test/faults/process-kill.test.ts); a power cut may. Keep synchronous_commit on:
+    // with it off, that test lost every acknowledged write.
     return pgliteDatabase(await createPGlite({ dataDir }), async () => lock.release());
   } catch (err) {
     lock.release();
@@ -97,6 +101,12 @@ function openPostgres(url: string, max: number, options: OpenDatabaseOptions): D
   });
   // Without a listener an idle client's error (e.g. the server restarting) would crash the process.
   pool.on('error', (err) => options.onIdleError?.(err));
+  // The pool listens to idle clients only. A server gone while a client is checked out (a crash or an
+  // immediate shutdown in the middle of a query) fails the query and then emits 'error' on the client,
+  // which crashed the process (test/faults/postgres-restart.test.ts). The query's caller reports the
+  // failure (503) and the pool drops the client when it is released; this listener only keeps the
+  // process alive.
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return { db, dialect: 'postgres', close: once(() => db.destroy()) };
 }

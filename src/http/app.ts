@@ -13,6 +13,7 @@ import { openapiDocument } from '../../generated/openapi-document.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import type { Config } from '../config/schema.js';
 import { isDatabaseDown } from '../db/connect.js';
+import { isRedisDown } from '../signaling/shared-state.js';
 import type { Logger } from '../logger.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
 import { docsRouter } from './docs.js';
@@ -115,7 +116,9 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const route = match.route;
       operationId = route.operationId;
 
-      const caller = await resolveCaller(route.security, req.get('authorization'), auth);
+      // the source of failed invite codes: req.ip honours `[http] trust_proxy`
+      const source = req.ip ?? req.socket.remoteAddress ?? 'unknown';
+      const caller = await resolveCaller(route.security, req.get('authorization'), auth, source);
       checkBody(req, route);
       const json = route.body?.mediaType === 'application/json';
       rejectNulCharacters({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
@@ -231,6 +234,8 @@ function toAppError(err: unknown): AppError {
   if (type === 'entity.too.large') return errors.payloadTooLarge(`${(err as { limit?: number }).limit ?? '?'} bytes`);
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return errors.invalidContentType();
   if (isDatabaseDown(err)) return errors.serviceUnavailable();
+  // the start operations' tickets and the rate limits live in Redis when it is configured
+  if (isRedisDown(err)) return errors.serviceUnavailable('The shared state store (Redis) does not answer; try again shortly');
   return errors.internal(err);
 }
 

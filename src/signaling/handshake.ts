@@ -34,6 +34,9 @@ export const handshakeErrors = {
   /** Not a WebSocket opening: another method than GET, or the upgrade headers are missing or wrong. */
   invalidUpgrade: (message: string) => rejection(400, 'invalid_upgrade', message),
   internal: () => rejection(500, 'internal_server_error', 'An internal server error occurred'),
+  /** The database or Redis does not answer: not the client's fault, and worth another start once it is back. */
+  unavailable: () =>
+    rejection(503, 'service_unavailable', `A backing service does not answer; try again shortly. ${NEW_TICKET_HINT}`),
 };
 
 /**

@@ -6,7 +6,8 @@
  * room still exists → upgrade, echoing only the chosen protocol.
  *
  * It also owns what the connections share: the bus (Redis or in-process), the room hubs and the
- * modules. `close()` closes every socket with 1001 and lets each participant leave as usual.
+ * modules, and (with Redis) this instance's liveness (instance-liveness.ts). `close()` closes every
+ * socket with 1001 and lets each participant leave as usual.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
@@ -15,6 +16,7 @@ import type { Redis } from 'ioredis';
 import type { Kysely } from 'kysely';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/schema.js';
+import { isDatabaseDown } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
 import { errors } from '../http/errors.js';
@@ -23,10 +25,12 @@ import { createLocalBus } from './bus/local.js';
 import { createRedisBus } from './bus/redis.js';
 import { Connection } from './connection.js';
 import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshake.js';
+import { startInstanceLiveness } from './instance-liveness.js';
 import { createSignalingModules } from './modules/index.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
+import { isRedisDown } from './shared-state.js';
 import type { SignalingStore } from './store/signaling-store.js';
 
 export interface SignalingServerDeps {
@@ -61,9 +65,15 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   if (limits.pong_timeout_ms <= limits.ping_interval_ms) {
     throw new Error('signaling.pong_timeout_ms must exceed signaling.ping_interval_ms');
   }
+  // one late refresh must not let a live instance's key expire (it would be taken for dead)
+  if (limits.instance_refresh_ms * 2 > limits.instance_ttl_ms) {
+    throw new Error('signaling.instance_refresh_ms must be at most half of signaling.instance_ttl_ms');
+  }
   const log = logger.child({ component: 'signaling' });
   const bus = redis ? createRedisBus(redis, log) : createLocalBus(log);
-  const modules = createSignalingModules({ config, db, redis, bus, hubs: () => hubs, scheduler, logger: log });
+  // shared state: this instance's records name it, so that the others can clean up after it should it die
+  const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
+  const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log };
 
@@ -99,9 +109,11 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       const ticket = await signalingStore.takeTicket(offer.ticket);
       context = ticket && (await loadRoomContext(db, tariffs, ticket));
     } catch (err) {
+      // the database or Redis away is 503, as in the HTTP API: the client starts again once it is back
+      const down = isDatabaseDown(err) || isRedisDown(err);
       log.error({ err }, 'redeeming a signaling ticket failed');
-      const internal = handshakeErrors.internal();
-      return reject(socket, internal.status, internal.body);
+      const refusal = down ? handshakeErrors.unavailable() : handshakeErrors.internal();
+      return reject(socket, refusal.status, refusal.body);
     }
     // a ticket whose room was deleted since is as good as none
     if (!context) {
@@ -155,6 +167,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       for (const module of modules.byNamespace.values()) {
         await module.close?.().catch((err: unknown) => log.error({ err, namespace: module.namespace }, 'closing a signaling module failed'));
       }
+      // after the departures: a record left behind (a store that failed) is then the others' to sweep
+      await liveness?.close();
       await bus.close();
     },
   };

@@ -149,11 +149,11 @@ describe('GET /signaling', () => {
       expect((await open(app, { path: '/health', headers: { upgrade: 'h2c' } })).status).toBe(200);
     });
 
-    it('answers 500 internal_server_error, not silence, when the signaling store is unreachable', async () => {
+    it('answers 503 service_unavailable, not silence and not a 500, when the signaling store is unreachable', async () => {
       const broken = await app.withConfig({ ...signalingConfig(), redis: { url: 'redis://127.0.0.1:1' } });
       try {
         const answer = await open(broken, { protocol: `${DEFAULT_PROTOCOL}, ticket#${randomAlphanumeric()}` });
-        expectRefused(answer, 500, 'internal_server_error');
+        expectRefused(answer, 503, 'service_unavailable');
       } finally {
         await broken.close();
       }
