@@ -567,6 +567,44 @@ describe('a started on its way while someone joins', () => {
     await tester.command(mod, 'timer', stopwatch());
     expect(tester.payloads(late, 'timer').map((event) => event.message)).toEqual(['stopped', 'started']);
   });
+
+  // found by the soak (test/soak/soak.test.ts) on Redis: guests joining as a run ended got its stopped
+  it("sends no stopped of a timer that ended before the join's read to a joiner shown no timer; the next timer's events it gets", async () => {
+    const inner = createLocalBus();
+    let held: Array<() => Promise<void>> | undefined;
+    const bus: SignalingBus = {
+      subscribe: (roomId, listener) => inner.subscribe(roomId, listener),
+      publish: (roomId, message) => (held ? (held.push(() => inner.publish(roomId, message)), Promise.resolve()) : inner.publish(roomId, message)),
+      close: () => inner.close(),
+    };
+    await tester.close();
+    tester = createModuleTester({ bus });
+    const mod = tester.participant({ role: 'moderator', isRoomOwner: true, displayName: 'Mod' });
+    const late = tester.participant({ displayName: 'Late' });
+    await tester.join(mod);
+    await tester.connect(late);
+    await tester.command(mod, 'timer', stopwatch());
+    const [{ timer_id: ended }] = tester.payloads(mod, 'timer') as [{ timer_id: string }];
+
+    held = [];
+    await tester.command(mod, 'timer', { action: 'stop', timer_id: ended }); // taken; its stopped waits on the bus
+    await tester.join(late);
+    const release = held;
+    held = undefined;
+    for (const publish of release) await publish();
+    await tester.flush();
+    expect(tester.payloads(late, 'control')[0]).not.toHaveProperty('timer');
+    expect(tester.payloads(mod, 'timer')).toMatchObject([{ message: 'stopped', timer_id: ended }]);
+    expect(tester.payloads(late, 'timer')).toEqual([]);
+
+    await tester.command(mod, 'timer', stopwatch());
+    const [{ timer_id: next }] = tester.payloads(mod, 'timer') as [{ timer_id: string }];
+    await tester.command(mod, 'timer', { action: 'stop', timer_id: next });
+    expect(tester.payloads(late, 'timer')).toMatchObject([
+      { message: 'started', timer_id: next },
+      { message: 'stopped', timer_id: next },
+    ]);
+  });
 });
 
 describe('join-time data', () => {

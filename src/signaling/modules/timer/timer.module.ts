@@ -50,8 +50,13 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
    * gone and does nothing.
    */
   const expiries = new Map<RoomHub, Map<string, () => void>>();
-  /** Per joiner: the timer its `join_success` showed, whose `started` it must not get again. */
-  const shownAtJoin = new WeakMap<Session, string>();
+  /**
+   * Per joiner, until its first timer event: the timer its `join_success` showed (null: none). That
+   * timer's `started` it must not get again, and another timer's `stopped` not at all: that timer
+   * ended between the join's read and the arrival of its `stopped` (through Redis), so the joiner
+   * never knew it ran.
+   */
+  const shownAtJoin = new WeakMap<Session, string | null>();
   const iso = (ms: number) => new Date(ms).toISOString();
 
   const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
@@ -168,7 +173,10 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
     async joinData(session: Session, hub: RoomHub): Promise<TimerJoinData | undefined> {
       const { roomId } = session.room;
       const timer = await store.get(roomId);
-      if (!timer) return undefined;
+      if (!timer) {
+        shownAtJoin.set(session, null);
+        return undefined;
+      }
       // armed already unless this is the hub's first participant since the start, or the expiry failed for good
       if (timer.ends_at !== undefined) armExpiry(hub, timer.timer_id, timer.ends_at);
       // its `started` may still be on the way to this joiner (through Redis): the joiner knows it now
@@ -201,9 +209,10 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
 
     withholds(session: Session, message: RoomMessage) {
       const shown = shownAtJoin.get(session);
-      if (shown === undefined || message.payload.message !== 'started') return false;
-      shownAtJoin.delete(session); // only the first `started` after the join can be that one
-      return message.payload.timer_id === shown;
+      const event = message.payload.message;
+      if (shown === undefined || (event !== 'started' && event !== 'stopped')) return false;
+      shownAtJoin.delete(session); // only the first `started` or `stopped` after the join can be one the read overtook
+      return event === 'started' ? message.payload.timer_id === shown : message.payload.timer_id !== shown;
     },
 
     onRoomMessage(hub: RoomHub, message: RoomMessage) {
