@@ -26,6 +26,7 @@ import { createConvene, type Convene } from '../../src/server.js';
 import { checkResponse } from '../support/contract.js';
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 import { privatePostgresUnavailable, startPrivatePostgres, type PrivatePostgres } from '../support/private-postgres.js';
+import { recordUnhandledErrors } from '../support/unhandled-errors.js';
 
 const unavailable = privatePostgresUnavailable();
 if (unavailable) console.warn(`test/faults/postgres-restart.test.ts skipped: ${unavailable}`);
@@ -79,14 +80,7 @@ let issuer: TestIssuer | undefined;
 let convene: Convene | undefined;
 let baseUrl = '';
 const sockets: SignalingConnection[] = [];
-/**
- * Errors nobody handled: an 'error' event without a listener, a rejection nobody awaited. Vitest
- * reports them after the run; here they fail the test, since in production each ends the process.
- */
-const unhandled: unknown[] = [];
-const recordUnhandled = (err: unknown) => unhandled.push(err);
-process.on('uncaughtException', recordUnhandled);
-process.on('unhandledRejection', recordUnhandled);
+const unhandled = recordUnhandledErrors();
 
 beforeAll(async () => {
   if (unavailable) return;

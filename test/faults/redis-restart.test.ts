@@ -30,6 +30,7 @@ import { roomChannel } from '../../src/signaling/bus/redis.js';
 import { insertInvite, insertRoom, insertSipConfig, inviteToRoomEvent } from '../support/signaling.js';
 import { privateRedisUnavailable, startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { recordUnhandledErrors } from '../support/unhandled-errors.js';
 
 const unavailable = privateRedisUnavailable();
 if (unavailable) console.warn(`test/faults/redis-restart.test.ts skipped: ${unavailable}`);
@@ -53,14 +54,7 @@ let b: TestApp | undefined;
 let owner: TestUser;
 let invitee: TestUser;
 const sockets: SignalingConnection[] = [];
-/**
- * Errors nobody handled: an 'error' event without a listener, a rejection nobody awaited. Vitest
- * reports them after the run; here they fail the test, since in production each ends the process.
- */
-const unhandled: unknown[] = [];
-const recordUnhandled = (err: unknown) => unhandled.push(err);
-process.on('uncaughtException', recordUnhandled);
-process.on('unhandledRejection', recordUnhandled);
+const unhandled = recordUnhandledErrors();
 
 beforeAll(async () => {
   if (unavailable) return;

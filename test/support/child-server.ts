@@ -7,13 +7,12 @@
  * so a failed test leaves no process behind.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
-import pg from 'pg';
 import WebSocket from 'ws';
 import { DEFAULT_SIGNALING_PROTOCOL } from '../../src/client/signaling.js';
+import { emptyServerDatabase } from './database.js';
 import type { TestIssuer } from './oidc-issuer.js';
 import { SignalingClient } from './signaling-client.js';
 
@@ -153,22 +152,8 @@ export async function killChildren(): Promise<void> {
 }
 
 /** A fresh, empty database on the server of `url` (the child migrates it), and a way to drop it. */
-export async function freshServerDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
-  const name = `convene_fault_${randomBytes(6).toString('hex')}`;
-  await onServer(url, `create database ${name}`);
-  const target = new URL(url);
-  target.pathname = `/${name}`;
-  return { url: target.toString(), drop: () => onServer(url, `drop database if exists ${name} with (force)`) };
-}
-
-async function onServer(url: string, statement: string): Promise<void> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    await client.query(statement);
-  } finally {
-    await client.end();
-  }
+export function freshServerDatabase(url: string): Promise<{ url: string; drop(): Promise<void> }> {
+  return emptyServerDatabase(url, 'convene_fault');
 }
 
 export interface Answer {

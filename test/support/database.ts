@@ -59,13 +59,19 @@ async function userTables(database: Database): Promise<string[]> {
   return rows.map((row) => row.tablename);
 }
 
-async function freshServerDatabase(url: string): Promise<{ database: Database; drop: () => Promise<void> }> {
-  const name = `convene_test_${randomBytes(6).toString('hex')}`;
+/** A new, empty database named `<prefix>_<random>` on the server of `url`, and a way to drop it. */
+export async function emptyServerDatabase(url: string, prefix: string): Promise<{ url: string; drop: () => Promise<void> }> {
+  const name = `${prefix}_${randomBytes(6).toString('hex')}`;
   await onServer(url, `create database ${name}`);
-  const drop = () => onServer(url, `drop database if exists ${name} with (force)`);
   const target = new URL(url);
   target.pathname = `/${name}`;
-  const database = await openDatabase({ url: target.toString(), data_dir: '', in_memory: false, max_connections: 10 });
+  return { url: target.toString(), drop: () => onServer(url, `drop database if exists ${name} with (force)`) };
+}
+
+async function freshServerDatabase(url: string): Promise<{ database: Database; drop: () => Promise<void> }> {
+  const target = await emptyServerDatabase(url, 'convene_test');
+  const { drop } = target;
+  const database = await openDatabase({ url: target.url, data_dir: '', in_memory: false, max_connections: 10 });
   try {
     await migrateToLatest(database.db);
   } catch (err) {
