@@ -9,6 +9,7 @@ import { expect, it } from 'vitest';
 import type { RoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings-store.js';
 import { createLocalRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.local.js';
 import { createRedisRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.redis.js';
+import { ROOM_RECORDS_TTL_MS } from '../../../src/signaling/modules/control/membership.redis.js';
 import { describeRoomStore } from '../../support/room-stores.js';
 
 const DEFAULTS = { raiseHandsEnabled: true, waitingRoomForced: false };
@@ -67,6 +68,9 @@ describeRoomStore('room settings store', { local: createLocalRoomSettingsStore, 
     await store().setRaiseHandsEnabled(roomId, false);
     await store().forceWaitingRoom(roomId);
     expect((await look().hkeys(key)).sort()).toEqual(['raise_hands_disabled', 'waiting_room_forced']);
+    // no room's switches outlive its records: a room nobody comes back to leaves nothing for good
+    expect(await look().pttl(key)).toBeGreaterThan(ROOM_RECORDS_TTL_MS - 60_000);
+    expect(await look().pttl(key)).toBeLessThanOrEqual(ROOM_RECORDS_TTL_MS);
     await store().forget(roomId);
     expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
     await store().setRaiseHandsEnabled(roomId, false);

@@ -1,9 +1,12 @@
 /**
  * The Redis room settings store: `convene:signaling:room:<roomId>:settings`, a hash holding only
  * the switches away from their defaults (`raise_hands_disabled`, `waiting_room_forced`), so a room
- * with none has no key.
+ * with none has no key. The hash lives as long as the room's member records past its last write
+ * (ROOM_RECORDS_TTL_MS): it is forgotten when the room empties, and a room whose every instance
+ * died and that nobody joins again must not keep it, or hand its switches to a session years on.
  */
 import type { Redis } from 'ioredis';
+import { ROOM_RECORDS_TTL_MS } from '../control/membership.redis.js';
 import type { RoomSettingsStore } from './room-settings-store.js';
 
 const settingsKey = (roomId: string) => `convene:signaling:room:${roomId}:settings`;
@@ -18,10 +21,13 @@ export function createRedisRoomSettingsStore(redis: Redis): RoomSettingsStore {
     },
     async setRaiseHandsEnabled(roomId, enabled) {
       if (enabled) await redis.hdel(settingsKey(roomId), RAISE_HANDS_DISABLED);
-      else await redis.hset(settingsKey(roomId), RAISE_HANDS_DISABLED, '1');
+      else await redis.multi().hset(settingsKey(roomId), RAISE_HANDS_DISABLED, '1').pexpire(settingsKey(roomId), ROOM_RECORDS_TTL_MS).exec();
     },
     async forceWaitingRoom(roomId) {
-      return (await redis.hsetnx(settingsKey(roomId), WAITING_ROOM_FORCED, '1')) === 1;
+      const replies = await redis.multi().hsetnx(settingsKey(roomId), WAITING_ROOM_FORCED, '1').pexpire(settingsKey(roomId), ROOM_RECORDS_TTL_MS).exec();
+      const [error, set] = replies?.[0] ?? [new Error('the transaction was discarded'), 0];
+      if (error) throw error;
+      return set === 1;
     },
     async forget(roomId) {
       await redis.del(settingsKey(roomId));
