@@ -36,6 +36,8 @@ export interface ConnectionDeps {
   signalingStore: SignalingStore;
   scheduler: Scheduler;
   logger: Logger;
+  /** This instance's liveness id (with Redis): its resumption records name it. */
+  instanceId?: string;
 }
 
 /** The control errors the connection itself answers (the control module answers its own). */
@@ -148,7 +150,7 @@ export class Connection implements Session {
         participantId: participant.id,
         roomId: this.room.roomId,
         who: participant.who,
-      }),
+      }, this.deps.instanceId),
     ]);
     if (saved.status === 'rejected') this.log.warn({ err: saved.reason }, 'resumption record not saved; this session cannot be resumed');
     // without a record a refresh would find none and take the session for resumed elsewhere

@@ -75,7 +75,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
   const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
-  const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log };
+  const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };
 
   /** The protocol chosen for each request being upgraded, for ws's handleProtocols. */
   const chosen = new WeakMap<IncomingMessage, string>();

@@ -4,6 +4,7 @@
  * own (`EX`), single use is `GETDEL`, so no two instances can redeem the same ticket.
  */
 import type { Redis } from 'ioredis';
+import { instanceKey } from '../instance-liveness.js';
 import {
   RESUMPTION_TTL_SECONDS,
   TICKET_TTL_SECONDS,
@@ -31,8 +32,8 @@ export function createRedisSignalingStore(redis: Redis): SignalingStore {
       const raw = await redis.getdel(ticketKey(ticket));
       return raw === null ? undefined : (JSON.parse(raw) as TicketData);
     },
-    async saveResumption(token, record) {
-      const stored: StoredResumption = { ...record, connected: true };
+    async saveResumption(token, record, instance) {
+      const stored: StoredResumption = { ...record, connected: true, ...(instance === undefined ? {} : { instance }) };
       await redis.set(resumptionKey(token), JSON.stringify(stored), 'EX', RESUMPTION_TTL_SECONDS);
     },
     async refreshResumption(token) {
@@ -51,7 +52,12 @@ export function createRedisSignalingStore(redis: Redis): SignalingStore {
       if (raw === null) return { outcome: 'none' };
       const stored = JSON.parse(raw) as StoredResumption;
       if (stored.roomId !== roomId || !sameParticipant(stored.who, expected)) return { outcome: 'none' };
-      if (stored.connected) return { outcome: 'running' };
+      // a session whose instance died (its liveness key expired) will never be marked disconnected:
+      // its participant comes back now, not when the record expires (should the instance live after
+      // all, its next refresh finds the record taken and closes the old socket, as for any resume)
+      if (stored.connected && !(stored.instance !== undefined && (await redis.exists(instanceKey(stored.instance))) === 0)) {
+        return { outcome: 'running' };
+      }
       const deleted = await redis.eval(DELETE_IF_UNCHANGED, 1, key, raw);
       if (deleted !== 1) return { outcome: 'none' };
       const { connected: _, ...record } = stored;

@@ -44,6 +44,11 @@ export interface ResumptionRecord {
 /** A record as both stores keep it: connected until the session drops. */
 export interface StoredResumption extends ResumptionRecord {
   connected: boolean;
+  /**
+   * With Redis, the instance hosting the connected session (instance-liveness.ts): should it die,
+   * nobody marks the session disconnected, so a take treats a record whose host is gone as dropped.
+   */
+  instance?: string;
 }
 
 export type ResumptionTake =
@@ -59,8 +64,11 @@ export interface SignalingStore {
   /** Returns and deletes the ticket (single use); undefined when unknown, used or expired. */
   takeTicket(ticket: string): Promise<TicketData | undefined>;
 
-  /** A session started with this token: record it as connected, expiring in 120 s unless refreshed. */
-  saveResumption(token: string, record: ResumptionRecord): Promise<void>;
+  /**
+   * A session started with this token: record it as connected, expiring in 120 s unless refreshed.
+   * `instance`: this instance's liveness id (with Redis), so that its death frees the token at once.
+   */
+  saveResumption(token: string, record: ResumptionRecord, instance?: string): Promise<void>;
   /** Extends a live session's record by 120 s; false when it is gone (taken by a resuming start). */
   refreshResumption(token: string): Promise<boolean>;
   /** The session dropped: the token stays usable for 120 s from now. No-op when the record is gone. */

@@ -176,6 +176,38 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
     expect(max.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true, waiting_room_participants: [] });
   }, 90_000);
 
+  it('lets a participant of the killed instance come back with its resumption token, under its old id, once the instance is gone', async () => {
+    const b = await start();
+    const { roomId, moderator, guest } = await room();
+    const ann = await join(a, roomId, moderator, 'Ann');
+    const inviteCode = (guest as { inviteCode: string }).inviteCode;
+    const first = await call(b, 'POST', `/v1/rooms/${roomId}/start_invited`, { body: { invite_code: inviteCode } });
+    expect(first.status).toBe(200);
+    const bea = new SignalingClient(
+      new WebSocket(`${b.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${first.body.ticket}`]),
+    );
+    clients.push(bea);
+    await bea.connection.opened;
+    bea.command('control', 'join', { display_name: 'Bea' });
+    const beaId = (await bea.next('control', 'join_success', 5_000)).payload.id as string;
+
+    b.kill('SIGKILL');
+    await b.exited;
+    expect((await ann.next('control', 'left', 10_000)).payload).toMatchObject({ id: beaId, reason: 'timeout' });
+    // the record still says connected (nobody could mark it otherwise), yet its instance is dead:
+    // the start resumes it rather than answering session_running until it expires (120 s)
+    const again = await call(a, 'POST', `/v1/rooms/${roomId}/start_invited`, { body: { invite_code: inviteCode, resumption: first.body.resumption } });
+    expect(again.status, JSON.stringify(again.body)).toBe(200);
+    const back = new SignalingClient(
+      new WebSocket(`${a.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${again.body.ticket}`]),
+    );
+    clients.push(back);
+    await back.connection.opened;
+    back.command('control', 'join', { display_name: 'Bea' });
+    expect((await back.next('control', 'join_success', 5_000)).payload.id).toBe(beaId);
+    expect((await ann.next('control', 'joined', 5_000)).payload.id).toBe(beaId);
+  });
+
   it('gives a room whose every participant was on the killed instance a fresh session when someone comes back', async () => {
     const b = await start();
     const { roomId, moderator, guest } = await room();
