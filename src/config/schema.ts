@@ -35,7 +35,7 @@ export interface Config {
     /** Signs page cursors (GET /events, instances). Absent: a key generated once and kept in the database. */
     cursor_secret?: string;
   };
-  database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number };
+  database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number; query_timeout_ms: number };
   redis: { url?: string };
   oidc: {
     issuer?: string;
@@ -136,6 +136,7 @@ export const configSchema = {
       data_dir: { type: 'string', minLength: 1, default: './data' },
       in_memory: { type: 'boolean', default: false },
       max_connections: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+      query_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 15000 },
     }),
     redis: section({
       url: { type: 'string', minLength: 1 },

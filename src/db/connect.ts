@@ -51,7 +51,7 @@ const typeParsers: Record<number, (text: string) => unknown> = {
 };
 
 export async function openDatabase(cfg: Config['database'], options: OpenDatabaseOptions = {}): Promise<Database> {
-  if (cfg.url) return openPostgres(cfg.url, cfg.max_connections, options);
+  if (cfg.url) return openPostgres(cfg.url, cfg.max_connections, cfg.query_timeout_ms, options);
   if (cfg.in_memory) return pgliteDatabase(await createPGlite());
 
   const lock = lockDataDir(cfg.data_dir);
@@ -90,13 +90,17 @@ const pgTypes = {
       : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
-function openPostgres(url: string, max: number, options: OpenDatabaseOptions): Database {
+function openPostgres(url: string, max: number, queryTimeoutMs: number, options: OpenDatabaseOptions): Database {
   const pool = new pg.Pool({
     Client: PreparingClient,
     connectionString: url,
     max,
     // a server that does not answer (rather than refusing) fails requests instead of hanging them
-    connectionTimeoutMillis: 10_000,
+    connectionTimeoutMillis: Math.min(10_000, queryTimeoutMs),
+    // and a server that stops answering on an open connection (frozen, partitioned) fails its
+    // queries after this long (503) instead of holding every request; the connection's later
+    // queries wait behind the unanswered one, and fail alike until the server answers again
+    query_timeout: queryTimeoutMs,
     types: pgTypes,
   });
   // Without a listener an idle client's error (e.g. the server restarting) would crash the process.
@@ -239,7 +243,7 @@ const NETWORK_ERRORS = new Set([
 /** SQLSTATEs of a server that is going away or cannot take us: admin/crash shutdown, starting up, too many connections. */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_MESSAGES =
-  /Connection terminated|timeout exceeded when trying to connect|is not queryable|Cannot use a pool after calling end|PGlite is closed|driver has already been destroyed/i;
+  /Connection terminated|timeout exceeded when trying to connect|Query read timeout|is not queryable|Cannot use a pool after calling end|PGlite is closed|driver has already been destroyed/i;
 
 /**
  * Whether an error means "the database cannot be reached" (answer 503 and let the client retry)

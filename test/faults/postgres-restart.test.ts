@@ -77,6 +77,8 @@ interface Scene {
 
 let postgres: PrivatePostgres | undefined;
 let issuer: TestIssuer | undefined;
+/** The instance's query timeout here: a frozen server's requests fail after it (production: 15 s). */
+const QUERY_TIMEOUT_MS = 1_000;
 let convene: Convene | undefined;
 let baseUrl = '';
 const sockets: SignalingConnection[] = [];
@@ -91,7 +93,7 @@ beforeAll(async () => {
     env: {},
     overrides: {
       http: { host: '127.0.0.1', port: 0 },
-      database: { url: postgres.url },
+      database: { url: postgres.url, query_timeout_ms: QUERY_TIMEOUT_MS },
       oidc: { issuer: issuer.issuer, client_id: 'convene' },
       dev: { identity_provider: false },
       logging: { level: 'silent' },
@@ -429,6 +431,29 @@ describe.skipIf(unavailable !== undefined)('PostgreSQL stopped mid-run', () => {
     expect((await readBack(scene)).get_event).toEqual(written.get_event);
     await must('create_room', { method: 'POST', path: '/v1/rooms', token, json: { enable_sip: false } }, 201);
     // a server gone in the middle of queries must not take the process with it
+    expect(unhandled.map(String)).toEqual([]);
+  }, 60_000);
+
+  it('a frozen server (connections open, nothing answers): 503 within the query timeout, never a hang, /health 503, and on as before once it answers', async () => {
+    const token = scene.owner.token;
+    await must('get_rooms', { method: 'GET', path: '/v1/rooms', token }, 200); // the pool holds open connections
+    postgres!.freeze();
+    try {
+      const answers = await Promise.all(
+        Array.from({ length: 4 }, () => call('create_room', { method: 'POST', path: '/v1/rooms', token, json: { enable_sip: false } })),
+      );
+      for (const answer of answers) {
+        expect(answer).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+        expect(answer.ms).toBeLessThan(QUERY_TIMEOUT_MS + 2_000);
+      }
+      const health = await fetch(new URL('/health', baseUrl), { signal: AbortSignal.timeout(10_000) });
+      expect(health.status).toBe(503);
+      expect(await health.json()).toEqual({ status: 'unavailable', database: 'down' });
+    } finally {
+      postgres!.thaw();
+    }
+    await waitForHealth(15_000);
+    await must('create_room', { method: 'POST', path: '/v1/rooms', token, json: { enable_sip: false } }, 201);
     expect(unhandled.map(String)).toEqual([]);
   }, 60_000);
 });

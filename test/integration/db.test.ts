@@ -281,7 +281,7 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
   });
 
   it('recognises an unreachable database, and not a failing query, as the database being down', async () => {
-    const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', data_dir: '', in_memory: false, max_connections: 1 });
+    const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', data_dir: '', in_memory: false, max_connections: 1, query_timeout_ms: 15_000 });
     try {
       const refused = await failure(sql`select 1`.execute(unreachable.db));
       expect(isDatabaseDown(refused)).toBe(true);
@@ -299,7 +299,7 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     url.pathname = `/${rows[0]!.db}`;
     const idleErrors: Error[] = [];
     const second = await openDatabase(
-      { url: url.toString(), data_dir: '', in_memory: false, max_connections: 1 },
+      { url: url.toString(), data_dir: '', in_memory: false, max_connections: 1, query_timeout_ms: 15_000 },
       { onIdleError: (err) => idleErrors.push(err) },
     );
     try {
@@ -320,7 +320,7 @@ describe('embedded PGlite on disk', () => {
   const lockFile = join(dataDir, '.lock');
   afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
-  const open = () => openDatabase({ data_dir: dataDir, in_memory: false, max_connections: 1 });
+  const open = () => openDatabase({ data_dir: dataDir, in_memory: false, max_connections: 1, query_timeout_ms: 15_000 });
 
   it('refuses a data directory that a live process holds', async () => {
     writeFileSync(lockFile, `${process.ppid}\n`);

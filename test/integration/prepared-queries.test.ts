@@ -121,7 +121,7 @@ describe('named statements', () => {
     const { rows } = await sql<{ name: string }>`select current_database() as name`.execute(db);
     const url = new URL(process.env.DATABASE_URL);
     url.pathname = `/${rows[0]!.name}`;
-    single = await openDatabase({ url: url.toString(), data_dir: '', in_memory: false, max_connections: 1 });
+    single = await openDatabase({ url: url.toString(), data_dir: '', in_memory: false, max_connections: 1, query_timeout_ms: 15_000 });
     ownsSingle = true;
   });
   afterAll(() => (ownsSingle ? single.close() : undefined));

@@ -71,7 +71,7 @@ export async function emptyServerDatabase(url: string, prefix: string): Promise<
 async function freshServerDatabase(url: string): Promise<{ database: Database; drop: () => Promise<void> }> {
   const target = await emptyServerDatabase(url, 'convene_test');
   const { drop } = target;
-  const database = await openDatabase({ url: target.url, data_dir: '', in_memory: false, max_connections: 10 });
+  const database = await openDatabase({ url: target.url, data_dir: '', in_memory: false, max_connections: 10, query_timeout_ms: 15_000 });
   try {
     await migrateToLatest(database.db);
   } catch (err) {

@@ -36,6 +36,12 @@ export interface PrivatePostgres {
   stop(mode?: 'fast' | 'immediate'): Promise<void>;
   /** Starts it again on the same port and data; resolves once it accepts connections. */
   start(): Promise<void>;
+  /**
+   * Freezes the server (SIGSTOP to the postmaster and every backend): connections stay open and
+   * nothing answers, as with a hung machine or a network partition. `thaw()` lets it go on.
+   */
+  freeze(): void;
+  thaw(): void;
   /** Stops the server if it runs and removes its directory. Safe to call twice. */
   destroy(): Promise<void>;
 }
@@ -152,6 +158,12 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
     rmSync(dir, { recursive: true, force: true });
   };
   process.on('exit', onExit);
+  /** The postmaster and its children (backends, checkpointer …): a frozen postmaster alone still lets backends answer. */
+  const signalCluster = (signal: NodeJS.Signals) => {
+    const pid = Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8'), 10);
+    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+    for (const target of [pid, ...children]) process.kill(target, signal);
+  };
 
   let port = 0;
   const settings = { ...DEFAULT_SETTINGS, ...options.settings };
@@ -191,6 +203,12 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
       running = false;
     },
     start,
+    freeze() {
+      signalCluster('SIGSTOP');
+    },
+    thaw() {
+      signalCluster('SIGCONT');
+    },
     async destroy() {
       if (destroyed) return;
       destroyed = true;

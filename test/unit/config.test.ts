@@ -32,7 +32,7 @@ describe('loadConfig', () => {
   it('fills every default when nothing is configured', () => {
     const expected: Config = {
       http: { host: '0.0.0.0', port: 11311, body_limit_bytes: 1048576, trust_proxy: false },
-      database: { data_dir: './data', in_memory: false, max_connections: 10 },
+      database: { data_dir: './data', in_memory: false, max_connections: 10, query_timeout_ms: 15000 },
       redis: {},
       oidc: { client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'default' },
       dev: { identity_provider: true },
@@ -92,7 +92,7 @@ describe('loadConfig', () => {
 
     const config = loadConfig({ file, env });
     expect(config.http).toEqual({ host: '127.0.0.1', port: 9090, body_limit_bytes: 1048576, trust_proxy: false });
-    expect(config.database).toEqual({ data_dir: '/var/lib/convene', in_memory: false, max_connections: 25 });
+    expect(config.database).toEqual({ data_dir: '/var/lib/convene', in_memory: false, max_connections: 25, query_timeout_ms: 15000 });
     expect(config.endpoints.disable_users_find).toBe(true);
     expect(config.cors.origins).toEqual(['https://a.example', 'https://b.example']);
     expect(config.turn.servers).toEqual([{ uris: ['turn:turn.example.org:3478?transport=udp'], shared_secret: 's3cret' }]);
