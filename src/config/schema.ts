@@ -36,7 +36,7 @@ export interface Config {
     cursor_secret?: string;
   };
   database: { url?: string; data_dir: string; in_memory: boolean; max_connections: number; query_timeout_ms: number };
-  redis: { url?: string };
+  redis: { url?: string; command_timeout_ms: number };
   oidc: {
     issuer?: string;
     client_id: string;
@@ -140,6 +140,7 @@ export const configSchema = {
     }),
     redis: section({
       url: { type: 'string', minLength: 1 },
+      command_timeout_ms: { type: 'integer', minimum: 100, maximum: 600000, default: 5000 },
     }),
     oidc: section({
       issuer: { type: 'string', format: 'uri' },

@@ -24,7 +24,7 @@ export interface SharedState {
 }
 
 /** ioredis's messages for a command that could not reach Redis (as opposed to one Redis refused). */
-const REDIS_UNREACHABLE = /^(Reached the max retries per request limit|Connection is closed\.|Command aborted due to connection close|Stream isn't writeable)/;
+const REDIS_UNREACHABLE = /^(Reached the max retries per request limit|Connection is closed\.|Command aborted due to connection close|Stream isn't writeable|Command timed out)/;
 
 /**
  * Whether an error means "Redis cannot be reached" (answer 503 and let the client retry), as
@@ -50,7 +50,13 @@ export function sharedStateFromConfig(config: Config, clock: Clock, logger: Logg
   // 503 (test/faults/redis-restart.test.ts), and up to 20 s in a long outage; with at most 0.5 s
   // between attempts the 503 comes within about 2 s, and Redis is found again within 0.5 s of its
   // return. The bus's subscriber connection (`redis.duplicate()`) inherits both.
-  const redis = new Redis(config.redis.url, { maxRetriesPerRequest: 3, retryStrategy: (times) => Math.min(50 * 2 ** (times - 1), 500) });
+  // A Redis that hangs with the connection open (frozen, partitioned) fails each command after
+  // `command_timeout_ms` (503) instead of holding the request for good.
+  const redis = new Redis(config.redis.url, {
+    maxRetriesPerRequest: 3,
+    retryStrategy: (times) => Math.min(50 * 2 ** (times - 1), 500),
+    commandTimeout: config.redis.command_timeout_ms,
+  });
   // without a listener ioredis prints every reconnect failure to stderr; commands fail on their own
   redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
   const signalingStore = createRedisSignalingStore(redis);

@@ -55,12 +55,14 @@ let owner: TestUser;
 let invitee: TestUser;
 const sockets: SignalingConnection[] = [];
 const unhandled = recordUnhandledErrors();
+/** The instances' Redis command timeout here: a frozen Redis's commands fail after it (production: 5 s). */
+const COMMAND_TIMEOUT_MS = 1_000;
 
 beforeAll(async () => {
   if (unavailable) return;
   redis = await startPrivateRedis();
-  a = await startTestApp({ redis: { url: redis.url } });
-  b = await a.withConfig({ redis: { url: redis.url } });
+  a = await startTestApp({ redis: { url: redis.url, command_timeout_ms: COMMAND_TIMEOUT_MS } });
+  b = await a.withConfig({ redis: { url: redis.url, command_timeout_ms: COMMAND_TIMEOUT_MS } });
   owner = await a.login('owner');
   invitee = await a.login('invitee');
 }, 60_000);
@@ -254,4 +256,24 @@ describe.skipIf(unavailable !== undefined)('Redis failing mid-run', () => {
     },
     60_000,
   );
+
+  it('a frozen Redis (connection open, nothing answers): starts answer 503 within the command timeout, HTTP without Redis keeps working, and on as before once it answers', async () => {
+    const { roomId } = await newRoom(a!);
+    redis!.freeze();
+    try {
+      const start = await send(a!, 'POST', `/v1/rooms/${roomId}/start`, { token: owner.accessToken, json: {} });
+      expect(start).toMatchObject({ status: 503, body: { code: 'service_unavailable' } });
+      expect(start.ms).toBeLessThan(COMMAND_TIMEOUT_MS + 2_000);
+      const room = await send(a!, 'GET', `/v1/rooms/${roomId}`, { token: owner.accessToken });
+      expect(room.status).toBe(200);
+    } finally {
+      redis!.thaw();
+    }
+    const again = await eventually('a start after the thaw', 10_000, async () => {
+      const answer = await send(a!, 'POST', `/v1/rooms/${roomId}/start`, { token: owner.accessToken, json: {} });
+      return answer.status === 200 ? answer : undefined;
+    });
+    expect(again.body.ticket).toEqual(expect.any(String));
+    expect(unhandled.map(String)).toEqual([]);
+  }, 60_000);
 });

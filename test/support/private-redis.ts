@@ -39,6 +39,9 @@ export interface PrivateRedis {
    * its keys stay: returns how many were cut.
    */
   dropClients(): Promise<number>;
+  /** Freezes the server (SIGSTOP): connections stay open, nothing answers. `thaw()` lets it go on. */
+  freeze(): void;
+  thaw(): void;
 }
 
 export type RedisReply = string | number | null | RedisReply[];
@@ -199,6 +202,12 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
       const normal = await sendCommand(port, ['CLIENT', 'KILL', 'TYPE', 'normal']);
       const pubsub = await sendCommand(port, ['CLIENT', 'KILL', 'TYPE', 'pubsub']);
       return Number(normal) + Number(pubsub);
+    },
+    freeze() {
+      child?.kill('SIGSTOP');
+    },
+    thaw() {
+      child?.kill('SIGCONT');
     },
     async destroy() {
       if (destroyed) return;

@@ -33,7 +33,7 @@ describe('loadConfig', () => {
     const expected: Config = {
       http: { host: '0.0.0.0', port: 11311, body_limit_bytes: 1048576, trust_proxy: false },
       database: { data_dir: './data', in_memory: false, max_connections: 10, query_timeout_ms: 15000 },
-      redis: {},
+      redis: { command_timeout_ms: 5000 },
       oidc: { client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'default' },
       dev: { identity_provider: true },
       call_in: {},
