@@ -17,12 +17,13 @@ import { isRedisDown } from '../signaling/shared-state.js';
 import type { Logger } from '../logger.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
 import { docsRouter } from './docs.js';
-import { AppError, errors } from './errors.js';
+import { AppError, errors, type FieldError } from './errors.js';
 import type { Handler, Handlers } from './handler-types.js';
 import { createHttpMetrics, type HttpMetrics } from './metrics.js';
 import { requestLogger } from './request-log.js';
 import { RouteTable } from './routes.js';
 import { createRequestValidator } from './validation.js';
+import { isUuid } from '../domain/uuid.js';
 
 export interface Route {
   operationId: OperationId;
@@ -92,11 +93,17 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.use(docsRouter(openapiDocument));
   for (const extra of options.extraRouters ?? []) app.use(extra.path, extra.router);
 
-  app.use(
-    express.json({ limit: config.http.body_limit_bytes, type: ['application/json', 'application/*+json'] }),
-    // uploads (assets) arrive as raw bytes; their own, larger limit is the assets configuration's
-    express.raw({ limit: config.assets.max_upload_bytes, type: 'application/octet-stream' }),
-  );
+  const parseJson = express.json({ limit: config.http.body_limit_bytes, type: ['application/json', 'application/*+json'] });
+  // uploads (assets) arrive as raw bytes; their own, larger limit is the assets configuration's
+  const parseRaw = express.raw({ limit: config.assets.max_upload_bytes, type: 'application/octet-stream' });
+  // Routing first, and a body parsed only for an operation that takes one: a body sent to any
+  // other is ignored (Node discards it), rather than answered 413 or 415, which its contract lacks.
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = routes.table.match(req.method, req.path);
+    res.locals.match = match;
+    if (!match.route?.body) return next();
+    parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, next)));
+  });
 
   app.use(async (req: Request, res: Response, next: NextFunction) => {
     const started = process.hrtime.bigint();
@@ -105,7 +112,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       metrics.observe(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     try {
-      const match = routes.table.match(req.method, req.path);
+      const match = res.locals.match as ReturnType<typeof routes.table.match>;
       if (!match.route) {
         if (match.allowed.length > 0) {
           res.setHeader('allow', match.allowed.join(', '));
@@ -121,7 +128,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const caller = await resolveCaller(route.security, req.get('authorization'), auth, source);
       checkBody(req, route);
       const json = route.body?.mediaType === 'application/json';
-      rejectNulCharacters({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
+      rejectUnstorableText({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
       const valid = validator.validate(validator.operation(route.operationId), {
         method: req.method,
         path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
@@ -161,15 +168,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   return { app, metrics, warmUp: () => validator.warmUp() };
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /**
  * A uuid in the path names the same row in any case (PostgreSQL reads both), so handlers see one
  * spelling: the ids they put into tickets, rate-limit keys and links must not depend on the caller's.
  */
 function canonicalIds(params: Record<string, unknown>): Record<string, unknown> {
   for (const [name, value] of Object.entries(params)) {
-    if (typeof value === 'string' && UUID.test(value)) params[name] = value.toLowerCase();
+    if (typeof value === 'string' && isUuid(value)) params[name] = value.toLowerCase();
   }
   return params;
 }
@@ -207,24 +212,32 @@ function checkBody(req: Request, route: Route): void {
   }
 }
 
-/** PostgreSQL text cannot hold U+0000; a string carrying one is refused here rather than failing in the database. */
-function rejectNulCharacters(parameters: Record<string, unknown>, body: unknown): void {
-  const offending: string[] = [];
-  const scan = (value: unknown, path: string): void => {
+const UNPAIRED_SURROGATE = /\p{Surrogate}/u; // with the u flag a pair is one code point, and does not match
+
+/**
+ * Text PostgreSQL cannot hold is refused here rather than failing in the database (a 500): U+0000
+ * anywhere, and an unpaired UTF-16 surrogate (JSON's `"\udfff"`, valid JSON but no Unicode; the
+ * embedded database refused it, a server stores U+FFFD in its place). One walk over parameters and
+ * body, without recursion, as a body may nest as deep as its size allows.
+ */
+function rejectUnstorableText(parameters: Record<string, unknown>, body: unknown): void {
+  const offending: FieldError[] = [];
+  const pending: [unknown, string][] = [
+    [body, ''],
+    [parameters, ''],
+  ];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [value, path] = next;
     if (typeof value === 'string') {
-      if (value.includes('\u0000')) offending.push(path);
-    } else if (Array.isArray(value)) value.forEach((v, i) => scan(v, `${path}.${i}`));
-    else if (value !== null && typeof value === 'object') {
-      for (const [k, v] of Object.entries(value)) scan(v, path ? `${path}.${k}` : k);
+      if (value.includes('\u0000')) offending.push({ field: path, code: 'invalid_value', message: 'must not contain NUL characters' });
+      else if (UNPAIRED_SURROGATE.test(value)) {
+        offending.push({ field: path || 'body', code: 'invalid_value', message: 'must not contain unpaired surrogates' });
+      }
+    } else if (value !== null && typeof value === 'object') {
+      for (const [key, child] of Object.entries(value)) pending.push([child, path ? `${path}.${key}` : key]);
     }
-  };
-  scan(parameters, '');
-  scan(body, '');
-  if (offending.length > 0) {
-    throw errors.validationFailed(
-      offending.map((field) => ({ field, code: 'invalid_value', message: 'must not contain NUL characters' })),
-    );
   }
+  if (offending.length > 0) throw errors.validationFailed(offending);
 }
 
 function toAppError(err: unknown): AppError {

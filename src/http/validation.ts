@@ -3,13 +3,14 @@
  * spec/openapi.yaml (via generated/openapi-document.js); we resolve the operation ourselves (routes.ts)
  * and hand it over, so its per-request path scan never runs. Ajv errors become the `errors[]` of a
  * 400 `validation_failed`. Unknown query parameters are ignored, as unknown body fields are; what
- * the schema admits but PostgreSQL cannot take (a `urn:uuid:` id, an unpaired surrogate) is refused.
+ * the schema admits but PostgreSQL cannot take (a `urn:uuid:` id) is refused; text it cannot hold, in app.ts.
  */
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
 import { errors, type FieldError } from './errors.js';
+import { UUID_PATTERN } from '../domain/uuid.js';
 
 /** openapi-backend checks documents against the OAS 3.0 meta-schema; ours is 3.1 and linted by Redocly instead. */
 class OpenApi31Backend extends OpenAPIBackend {
@@ -52,7 +53,7 @@ export async function createRequestValidator(definition: Record<string, any>): P
       const ajv = new Ajv2020({ ...options, strict: false, allErrors: true, useDefaults: true, coerceTypes: options?.coerceTypes });
       addFormats.default(ajv);
       // ajv-formats also takes `urn:uuid:…`, which PostgreSQL's uuid type does not read (a 500, not a 400)
-      ajv.addFormat('uuid', UUID);
+      ajv.addFormat('uuid', UUID_PATTERN);
       return ajv as any;
     },
   });
@@ -87,7 +88,6 @@ export async function createRequestValidator(definition: Record<string, any>): P
       const result = backend.validator.validateRequest({ ...request, query } as any, operation);
       if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
       requireDeclaredFields(declaredFieldsOf(operation), request.body);
-      rejectUnpairedSurrogates(request.body);
       return {
         params: (result.coerced?.params as Record<string, unknown>) ?? {},
         query: (result.coerced?.query as Record<string, unknown>) ?? {},
@@ -96,8 +96,6 @@ export async function createRequestValidator(definition: Record<string, any>): P
   };
 }
 
-/** RFC 4122's string form, as PostgreSQL reads it: no URN prefix, braces or missing hyphens. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const CODES: Record<string, string> = {
   maxLength: 'invalid_length',
@@ -158,27 +156,6 @@ function declaredOnly(query: Record<string, unknown>, names: Set<string>): Recor
   const kept: Record<string, unknown> = {};
   for (const name of names) if (Object.hasOwn(query, name)) kept[name] = query[name];
   return kept;
-}
-
-const UNPAIRED_SURROGATE = /\p{Surrogate}/u; // with the u flag a pair is one code point, and does not match
-
-/**
- * PostgreSQL text cannot hold an unpaired UTF-16 surrogate (JSON's `"\udfff"`, valid JSON but no
- * Unicode): the embedded database refused it (a 500), a server stores U+FFFD in its place. Refused
- * here instead, like NUL. Walked without recursion, as a body may nest as deep as its size allows.
- */
-function rejectUnpairedSurrogates(body: unknown): void {
-  const offending: FieldError[] = [];
-  const pending: [unknown, string][] = [[body, '']];
-  for (let next = pending.pop(); next; next = pending.pop()) {
-    const [value, field] = next;
-    if (typeof value === 'string') {
-      if (UNPAIRED_SURROGATE.test(value)) offending.push({ field: field || 'body', code: 'invalid_value', message: 'must not contain unpaired surrogates' });
-    } else if (value !== null && typeof value === 'object') {
-      for (const [key, child] of Object.entries(value)) pending.push([child, field ? `${field}.${key}` : key]);
-    }
-  }
-  if (offending.length > 0) throw errors.validationFailed(offending);
 }
 
 /** A JSON body schema's `minProperties` and the fields it declares. */

@@ -112,22 +112,6 @@ const USES_UP_FIXTURES = new Set<OperationId>([
   'delete_email_event_invite',
 ]);
 
-/**
- * Defects this property found in src/http/app.ts, which another engineer is changing (reported, not
- * fixed here). Their inputs are left out of the property; a test at the end shows each one and
- * fails once it is fixed, which is the signal to delete it and its entry here.
- */
-const OPEN_DEFECTS: { name: string; affects: (op: OperationShape, request: HostileRequest) => boolean }[] = [
-  {
-    name: 'a JSON body nested tens of thousands of levels deep answers 500 (the NUL scan recurses until the stack overflows)',
-    affects: (_op, request) => request.body instanceof RawBody && request.body.label.startsWith('deeply nested'),
-  },
-  {
-    name: 'a body sent to an operation that takes none is parsed anyway: too large 413, of a bad charset 415, neither in its contract',
-    affects: (op, request) => !op.body && request.body !== undefined,
-  },
-];
-
 /** The contract, and the ids of the fixtures as they are now, for `format: uuid` values. */
 const source: SchemaSource = {
   root: openapiDocument,
@@ -271,7 +255,7 @@ describe('hostile requests', () => {
           cursors,
           limits: { json: app.config.http.body_limit_bytes, upload: UPLOAD_LIMIT },
         },
-      })).filter((request) => !OPEN_DEFECTS.some((defect) => defect.affects(op, request)));
+      }));
       await fc.assert(
         fc.asyncProperty(requests, async (request) => {
           const status = await check(op, request);
@@ -283,18 +267,18 @@ describe('hostile requests', () => {
   });
 });
 
-describe('open defects elsewhere (OPEN_DEFECTS): each test passes while its defect is there', () => {
-  it(OPEN_DEFECTS[0]!.name, async () => {
+describe('inputs the property once found failing, each checked on its own', () => {
+  it('answers a JSON body nested 50,000 levels deep without a 5xx (the text scan once recursed until the stack overflowed)', async () => {
     const op = operations.find((o) => o.operationId === 'patch_me')!;
     const deep = new RawBody(Buffer.from(`{"title":"Dr.","a":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`), 'deeply nested objects');
     const request: HostileRequest = { operationId: 'patch_me', caller: 'member', method: 'PATCH', segments: {}, query: [], contentType: 'application/json', body: deep, mutation: 'deep' };
-    await expect(check(op, request)).rejects.toThrow(/→ 500 /);
+    expect(await check(op, request)).toBeLessThan(500);
   });
 
-  it(OPEN_DEFECTS[1]!.name, async () => {
+  it('ignores an oversize body sent to an operation that takes none (it was parsed, and answered 413, which its contract lacks)', async () => {
     const op = operations.find((o) => o.operationId === 'get_rooms')!;
     const oversize = new RawBody(Buffer.from(`"${'x'.repeat(app.config.http.body_limit_bytes)}"`), 'oversize');
     const request: HostileRequest = { operationId: 'get_rooms', caller: 'member', method: 'GET', segments: {}, query: [], contentType: 'application/json', body: oversize, mutation: 'oversize' };
-    await expect(check(op, request)).rejects.toThrow(/get_rooms answered 413, which the contract does not declare/);
+    expect(await check(op, request)).toBe(200);
   });
 });

@@ -9,6 +9,7 @@
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../http/errors.js';
+import { isUuid } from '../uuid.js';
 
 export interface CursorCodec {
   encode(kind: string, payload: Record<string, unknown>): Promise<string>;
@@ -58,7 +59,6 @@ export function createCursorCodec(key: CursorKey): CursorCodec {
 
 const malformed = (param: string) =>
   errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or not one of this list' }]);
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const MICROSECOND_INSTANT = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z$/;
 
 const instantOf = (value: unknown): Date | undefined => {
@@ -80,7 +80,7 @@ export function encodeListPosition(codec: CursorCodec, p: ListPosition): Promise
 export async function decodeListPosition(codec: CursorCodec, cursor: string): Promise<ListPosition> {
   const p = await codec.decode('events', cursor, 'after');
   const startsAt = p.s === null ? null : instantOf(p.s);
-  const valid = startsAt !== undefined && typeof p.c === 'string' && MICROSECOND_INSTANT.test(p.c) && typeof p.i === 'string' && UUID.test(p.i);
+  const valid = startsAt !== undefined && typeof p.c === 'string' && MICROSECOND_INSTANT.test(p.c) && typeof p.i === 'string' && isUuid(p.i);
   if (!valid) throw malformed('after');
   return { startsAt, createdAtKey: p.c as string, id: p.i as string };
 }

@@ -1,8 +1,7 @@
 /**
  * Invite codes are UUIDs (the primary key of `room_invites`). Anything else cannot be one, so it is
- * refused before it reaches the database: PostgreSQL would answer a malformed uuid with an error,
- * never with "no such row".
+ * refused before it reaches the database (uuid.ts).
  */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+import { isUuid } from '../uuid.js';
 
-export const isInviteCodeFormat = (value: string): boolean => UUID.test(value);
+export const isInviteCodeFormat = (value: string): boolean => isUuid(value);

@@ -25,6 +25,7 @@ import {
   type UserPatch,
 } from './user.js';
 import * as repository from './users.repository.js';
+import { isUuid } from '../uuid.js';
 
 export type { CurrentUser, FoundUser, Page, PageRequest, PublicUserProfile, User, UserPatch } from './user.js';
 
@@ -59,7 +60,6 @@ const MIN_QUERY_LENGTH = 3;
 // Issuer URLs never contain a newline, so this separator cannot make two (issuer, subject) pairs collide.
 const cacheKey = (issuer: string, subject: string) => `${issuer}\n${subject}`;
 const MAX_DISPLAY_NAME = 255; // the contract's limit; IdP nicknames can be longer
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export function createUserService({ db, config, tariffs, directory, authCache = {} }: UserServiceDeps): UserService {
   const { users: settings, endpoints } = config;
@@ -154,7 +154,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
     },
 
     async getUser(_caller, id) {
-      const row = UUID.test(id) ? await repository.findUserById(db, id) : undefined;
+      const row = isUuid(id) ? await repository.findUserById(db, id) : undefined;
       if (!row) throw errors.notFound('No user with this id');
       return toPublicProfile(repository.rowToUser(row));
     },

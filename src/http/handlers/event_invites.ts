@@ -5,10 +5,10 @@ import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
+import { isUuid } from '../../domain/uuid.js';
 
 type EventInviteCreate = components['schemas']['EventInviteCreate'];
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Which branch of the body's `oneOf` the schema took. Unknown fields are ignored, so a body with an
@@ -16,7 +16,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * testing for the presence of `invitee` once took it for a user one (a 500 on the uuid column).
  */
 function isUserInvite(body: EventInviteCreate): body is Extract<EventInviteCreate, { invitee: string }> {
-  return 'invitee' in body && typeof body.invitee === 'string' && UUID.test(body.invitee);
+  return 'invitee' in body && typeof body.invitee === 'string' && isUuid(body.invitee);
 }
 
 export function eventInvitesHandlers({ database, config }: Services) {
