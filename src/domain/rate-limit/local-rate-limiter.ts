@@ -21,14 +21,14 @@ export function createLocalRateLimiter(policy: RateLimitPolicy, clock: Clock = s
    * The ms until every used-up key's window ends (0 when only attempts in flight fill a key: they
    * may yet succeed), or -1 when no key is full.
    */
-  const waitMs = (keys: readonly AttemptKey[], countInFlight: boolean): number => {
+  const waitMs = (keys: readonly AttemptKey[]): number => {
     let wait = -1;
     for (const { scope, key } of keys) {
       const window = windows.get(key);
       const failures = window?.failures ?? 0;
       const limit = limitOf(policy, scope);
       if (window && failures >= limit) wait = Math.max(wait, window.endsAtMs - clock());
-      else if (countInFlight && failures + (inFlight.get(key) ?? 0) >= limit) wait = Math.max(wait, 0);
+      else if (failures + (inFlight.get(key) ?? 0) >= limit) wait = Math.max(wait, 0);
     }
     return wait;
   };
@@ -47,7 +47,7 @@ export function createLocalRateLimiter(policy: RateLimitPolicy, clock: Clock = s
   return {
     // atomic because nothing between the look and the reservation awaits: no other attempt runs in between
     async reserve(keys) {
-      const wait = waitMs(keys, true);
+      const wait = waitMs(keys);
       if (wait === 0) throw attemptsInFlight();
       if (wait >= 0) throw tooManyAttempts(wait);
       for (const { key } of keys) inFlight.set(key, (inFlight.get(key) ?? 0) + 1);
@@ -59,13 +59,6 @@ export function createLocalRateLimiter(policy: RateLimitPolicy, clock: Clock = s
         else inFlight.delete(key);
       }
       if (failed) countFailure(keys);
-    },
-    async check(keys) {
-      const wait = waitMs(keys, false);
-      if (wait >= 0) throw tooManyAttempts(wait);
-    },
-    async recordFailure(keys) {
-      countFailure(keys);
     },
     async reset(keys) {
       for (const { key } of keys) windows.delete(key);

@@ -45,10 +45,6 @@ export interface RateLimiter {
   reserve(keys: readonly AttemptKey[]): Promise<void>;
   /** Ends a reserved attempt; `failed`: count it as a failure (its window starts with the first). */
   release(keys: readonly AttemptKey[], failed: boolean): Promise<void>;
-  /** Throws 429 when a key has used up its failures, reserving nothing: a look, not a guard (it races with concurrent attempts). */
-  check(keys: readonly AttemptKey[]): Promise<void>;
-  /** Counts a failure that no `reserve` counted. */
-  recordFailure(keys: readonly AttemptKey[]): Promise<void>;
   /** Forgets the keys' failures (e.g. the source's after a correct guess). */
   reset(keys: readonly AttemptKey[]): Promise<void>;
 }

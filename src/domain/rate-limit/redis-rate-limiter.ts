@@ -59,12 +59,6 @@ for i = 1, #KEYS / 2 do
 end
 return 0`;
 
-/** Count one failure; the first failure of a window starts the window (atomic, so no counter outlives it). */
-const RECORD_FAILURE = `
-local failures = redis.call('INCR', KEYS[1])
-if redis.call('PTTL', KEYS[1]) < 0 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return failures`;
-
 export function createRedisRateLimiter(redis: Redis, policy: RateLimitPolicy): RateLimiter {
   const windowMs = policy.windowSeconds * 1000;
   const redisKeys = (keys: readonly AttemptKey[]) => keys.map(({ key }) => KEY_PREFIX + key);
@@ -80,23 +74,6 @@ export function createRedisRateLimiter(redis: Redis, policy: RateLimitPolicy): R
     },
     async release(keys, failed) {
       if (keys.length > 0) await redis.eval(RELEASE, 2 * keys.length, ...pairs(keys), windowMs, failed ? '1' : '0');
-    },
-    async check(keys) {
-      const pipeline = redis.pipeline();
-      for (const key of redisKeys(keys)) pipeline.get(key).pttl(key);
-      const replies = (await pipeline.exec()) ?? [];
-      let waitMs = -1;
-      keys.forEach(({ scope }, i) => {
-        const [countError, count] = replies[2 * i] ?? [];
-        const [ttlError, ttlMs] = replies[2 * i + 1] ?? [];
-        if (countError) throw countError;
-        if (ttlError) throw ttlError;
-        if (Number(count ?? 0) >= limitOf(policy, scope)) waitMs = Math.max(waitMs, Math.max(0, Number(ttlMs)));
-      });
-      if (waitMs >= 0) throw tooManyAttempts(waitMs);
-    },
-    async recordFailure(keys) {
-      await Promise.all(redisKeys(keys).map((key) => redis.eval(RECORD_FAILURE, 1, key, windowMs)));
     },
     async reset(keys) {
       if (keys.length > 0) await redis.del(...redisKeys(keys));

@@ -23,10 +23,11 @@ const subjects = clockedSubjects('rate limiter', {
   redisKeys: `convene:rl:*${tag}*`,
 });
 
-/** The 429 the check throws, or undefined when it lets the attempt through. */
+/** The 429 a reservation throws, or undefined when it lets the attempt through (which then ends, uncounted). */
 async function refusal(limiter: RateLimiter, keys: ReturnType<typeof attemptKeys>): Promise<AppError | undefined> {
   try {
-    await limiter.check(keys);
+    await limiter.reserve(keys);
+    await limiter.release(keys, false);
     return undefined;
   } catch (err) {
     expect(err).toBeInstanceOf(AppError);
@@ -36,7 +37,11 @@ async function refusal(limiter: RateLimiter, keys: ReturnType<typeof attemptKeys
 
 async function fail(limiters: RateLimiter[], keys: ReturnType<typeof attemptKeys>, times: number) {
   // alternate instances: counts are shared, wherever a failure happened
-  for (let i = 0; i < times; i++) await limiters[i % limiters.length]!.recordFailure(keys);
+  for (let i = 0; i < times; i++) {
+    const limiter = limiters[i % limiters.length]!;
+    await limiter.reserve(keys);
+    await limiter.release(keys, true);
+  }
 }
 
 describe.each(subjects)('%s rate limiter', (_name, make) => {
