@@ -1,5 +1,5 @@
 /**
- * The hot queries, built once and prepared (design.md §4: "Prepare the hot queries").
+ * The hot queries, built once and prepared (docs/architecture.md §4: "Prepare the hot queries").
  *
  * Kysely builds and compiles a query on every call; a `preparedQuery` is built once, with
  * placeholder arguments, and afterwards only takes new parameters. It also runs as a named prepared

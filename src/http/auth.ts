@@ -2,10 +2,10 @@
  * Who is calling: resolved once per request from the operation's `security` in the contract and the
  * `Authorization` header. Bearer access tokens are verified by the identity layer (signature,
  * issuer, expiry; cached per token) and mapped to a registered user; a token of a subject that never
- * logged in is 401 `unknown_user` (design.md §5).
+ * logged in is 401 `unknown_user` (docs/architecture.md §5).
  *
  * Where the operation admits `InviteCode`, `Authorization: InviteCode <code>` makes the caller a
- * guest of the code's room while the code is active and unexpired (design.md §8 "Guests"); a wrong
+ * guest of the code's room while the code is active and unexpired (docs/decisions.md, "Guests"); a wrong
  * code counts against the caller's address as one given to verify_invite_code does. Existing
  * clients send the code as `Bearer <code>` to `GET /turn`, so there a Bearer value that is not shaped
  * like a JWT is taken for an invite code — without asking the identity provider about it first.

@@ -1,6 +1,6 @@
 /**
  * The one error type of the service. Domain code throws `AppError`s built by the named factories
- * below; `renderError` turns them into the error body of design.md §4 at the edge. Signaling uses
+ * below; `renderError` turns them into the error body of docs/architecture.md §4 at the edge. Signaling uses
  * the same codes in its `error` events.
  */
 

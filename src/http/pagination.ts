@@ -1,5 +1,5 @@
 /**
- * Page pagination's `Link` header (design.md §4; format as the reference: entries joined by a bare
+ * Page pagination's `Link` header (docs/architecture.md §4; format as the reference: entries joined by a bare
  * comma, absolute URLs that keep the other query parameters).
  */
 import type { Request } from 'express';

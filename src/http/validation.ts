@@ -174,7 +174,7 @@ function bodyFieldsRule(definition: Record<string, any>, op: Operation): Declare
 }
 
 /**
- * Unknown fields are ignored (design.md §8), so `minProperties` counts only the declared ones: a
+ * Unknown fields are ignored (docs/decisions.md), so `minProperties` counts only the declared ones: a
  * body of unknown fields alone asks for as little as `{}` and is refused the same way.
  */
 function requireDeclaredFields(rule: DeclaredFields | undefined, body: unknown): void {

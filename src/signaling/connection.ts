@@ -1,5 +1,5 @@
 /**
- * One participant's socket (design.md §6): the `Session` the modules act on. Every frame is read
+ * One participant's socket (docs/architecture.md §6): the `Session` the modules act on. Every frame is read
  * once, checked by the contract's generated validators (the envelope, then the command's own
  * schema) and handed to its namespace's module; every malformed or refused frame is answered with a
  * `control` `error` and the socket stays open. Commands run strictly one after another, so a `join`

@@ -1,5 +1,5 @@
 /**
- * The `/signaling` handshake as pure functions (design.md §6, reference opentalk.md §4): which
+ * The `/signaling` handshake as pure functions (docs/architecture.md §6): which
  * protocol and which ticket a `Sec-WebSocket-Protocol` header offers, and the error bodies of every
  * rejection, answered as plain HTTP before the upgrade. Redeeming the ticket is the server's part.
  */

@@ -1,7 +1,7 @@
 /**
  * What a signaling connection needs to know about its room and its participant, read once when the
  * ticket is redeemed: the room's owner and waiting room, the owner's tariff, the room's event, and
- * who the participant is (role, owner, avatar, groups). Roles (design.md §6, reference opentalk.md §5.4):
+ * who the participant is (role, owner, avatar, groups). Roles (docs/architecture.md §6):
  * the room's creator and event invitees with the moderator role are moderators, other registered
  * users `user`, invite-code guests and call-in participants `guest`.
  */

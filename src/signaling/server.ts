@@ -1,5 +1,5 @@
 /**
- * The `/signaling` entry point (design.md §6): takes the HTTP server's upgrade requests, answers
+ * The `/signaling` entry point (docs/architecture.md §6): takes the HTTP server's upgrade requests, answers
  * every rejection as plain HTTP with the error body before the upgrade, and turns an accepted one
  * into a Connection. Order: the request is a WebSocket opening → the header offers an accepted
  * protocol and a ticket → the ticket is taken from the store (single use, on any instance) → its

@@ -1,6 +1,6 @@
 // The signaling contract: every example of spec/asyncapi.yaml passes the generated validator of its
 // message, malformed frames fail, and every namespace, command, event and error code that the
-// interface and design.md §6 name is in the contract.
+// interface and docs/architecture.md §6 name is in the contract.
 import { readFileSync } from 'node:fs';
 import { parse } from 'yaml';
 import { describe, expect, it } from 'vitest';
@@ -32,7 +32,7 @@ const spec = parse(readFileSync(SPEC_URL, 'utf8')) as {
   };
 };
 
-/** What the interface (§6) and design.md §6 name; the contract may have more, never less. */
+/** What the interface (§6) and docs/architecture.md §6 name; the contract may have more, never less. */
 const REQUIRED = {
   commands: {
     control: ['join', 'enter_room'],

@@ -9,7 +9,7 @@ import { describe, expect, it } from 'vitest';
 import { openapiDocument as doc } from '../../generated/openapi-document.js';
 import { operations } from '../../generated/operations.js';
 
-// interface operation (interface-spec.md §4, design.md, issue 2) → method, path, operationId
+// interface operation (the interface, docs/architecture.md §3, issue 2) → method, path, operationId
 const INTERFACE: [string, string, string, string][] = [
   ['Login', 'post', '/auth/login', 'login'],
   ['OIDC provider discovery', 'get', '/auth/login', 'get_login_provider'],

@@ -19,7 +19,7 @@ import { insertInvite, insertRoom, useSignalingApp } from '../support/signaling.
 const CHROMIUM = '/usr/bin/chromium';
 // without the background-networking flags Chromium's own outgoing connections fail on a closed network
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
-/** The name the reference's web app offers (`reference/real-clients.md` §2.5); the server must echo it alone. */
+/** The name the reference's web app offers (as its 2024 sources show); the server must echo it alone. */
 const PROTOCOL = 'opentalk-signaling-json-v1.0';
 
 const unavailable = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
@@ -114,7 +114,7 @@ describe.skipIf(unavailable !== undefined)('a real browser on /signaling', () =>
       expect(guestJoined.payload.participants.map((p: { id: string }) => p.id)).toEqual([ownerJoined.payload.id]);
       expect((await waitForFrame(page, 'owner', 'control', 'joined')).payload.id).toBe(guestJoined.payload.id);
 
-      // the page itself starts the timer, with the fields the web app sends (real-clients.md §2.7)
+      // the page itself starts the timer, with the fields the web app sends
       await page.evaluate(() =>
         (globalThis as any).signalingSockets.owner.send(
           JSON.stringify({

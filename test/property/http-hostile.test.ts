@@ -8,7 +8,7 @@
  * a guest or nobody.
  *
  * Whatever comes, the answer is never a 5xx and never a hang; every refusal carries the error body
- * (design.md §4) with its status; every answer to an operation matches the contract for that
+ * (docs/architecture.md §4) with its status; every answer to an operation matches the contract for that
  * operation and status; and a refused request leaves every row of every table as it was. A request
  * that succeeds may change the database: the fingerprint is taken anew, and when the success used
  * up the fixtures (a deletion, a new pin, a changed password …) they are made anew.
@@ -199,7 +199,7 @@ const ERROR_CODE = /^[a-z][a-z0-9_]*$/;
 const REFUSAL_HEADERS: Record<number, string> = { 401: 'www-authenticate', 405: 'allow', 429: 'retry-after' };
 
 /**
- * The error body of design.md §4, whatever the route (a mutated path may match none): code,
+ * The error body of docs/architecture.md §4, whatever the route (a mutated path may match none): code,
  * message, documentation_url, and the status as a string; and the header the status calls for.
  */
 function expectErrorBody(res: RawResponse, context: string): void {

@@ -1,6 +1,6 @@
 /**
  * The groups of each registered user, as the identity provider's `x_grp` claim named them at the
- * user's last login (reference opentalk.md §3.4): the chat's group messages go to the room's
+ * user's last login (as the reference controller has it): the chat's group messages go to the room's
  * participants of one group. A login replaces the user's groups; they go with the user.
  *
  * Frozen in time: this file imports nothing from `src/`. One statement per query (PGlite).

@@ -1,5 +1,5 @@
 /**
- * Room assets (interface-spec §2, §4.2; reference §15): files stored with a room. The room's owner
+ * Room assets (the contract): files stored with a room. The room's owner
  * uploads and deletes; the owner and the invitees of the room's event list and download; everyone
  * else gets 404. Uploads count against the `max_storage` quota (bytes) of the owner's tariff,
  * summed over all the owner's rooms.

@@ -1,5 +1,5 @@
 /**
- * Opaque, tamper-proof page cursors (design.md §4): base64url(JSON payload) "." base64url(HMAC).
+ * Opaque, tamper-proof page cursors (docs/architecture.md §4): base64url(JSON payload) "." base64url(HMAC).
  * The payload names what it is a cursor of (`kind`), so that a cursor of one list cannot be replayed
  * on another; a cursor that is malformed, altered or of another kind is a 400, never a 500.
  *

@@ -1,5 +1,5 @@
 /**
- * Who may see an event (design.md §5): its creator, and every registered invitee whatever the
+ * Who may see an event (docs/architecture.md §5): its creator, and every registered invitee whatever the
  * invite's status (a declined invitee can still look the meeting up and accept later). Everyone
  * else gets 404, as if the event did not exist. Changes to the event itself need the creator.
  */

@@ -1,5 +1,5 @@
 /**
- * Invitations to events (interface-spec §4.2 Event invites, design.md §5/§8): the creator invites
+ * Invitations to events (the contract Event invites, docs/architecture.md §5, docs/decisions.md): the creator invites
  * registered users or e-mail addresses, changes roles and withdraws invitations; invitees answer
  * theirs. Every change and the e-mail it announces commit together (`queueEventNotification` in the
  * same transaction). No access is 404: reading needs the creator or an invitee, changing the creator.

@@ -1,6 +1,6 @@
 /**
  * The schedule of a timed event (first occurrence, time zones, recurrence) and the checks of
- * create/patch that the schema cannot express (answered 400 `invalid_event`, opentalk.md §12.4):
+ * create/patch that the schema cannot express (answered 400 `invalid_event`):
  * `ends_at` before `starts_at` or after the year 9999 (UTC), an event lasting over 68 years, all-day
  * times not at 00:00:00 UTC, a recurrence that does not parse, recurs more often than daily or
  * yields nothing. The stored columns follow from it, among them `range_end`, the end of the last
@@ -123,7 +123,7 @@ export function createdSchedule(body: Schemas['EventCreate']): Schedule | undefi
   };
 }
 
-/** The schedule a patch leads to (undefined: time-independent), with the field errors of design.md §8. */
+/** The schedule a patch leads to (undefined: time-independent), with the field errors of docs/decisions.md. */
 export function patchedSchedule(isTimeIndependent: boolean, old: Schedule | undefined, body: Schemas['EventPatch']): Schedule | undefined {
   const timeIndependent = body.is_time_independent ?? isTimeIndependent;
   if (timeIndependent) {

@@ -1,7 +1,7 @@
 /**
  * The contract's shapes of an event, an occurrence (EventInstance) and an exception as listed by
- * `GET /events` (EventException), built from rows for one caller (interface-spec §2, opentalk.md
- * §12.2). `created_by`/`updated_by` profiles and invitees are looked up beforehand, in batches.
+ * `GET /events` (EventException), built from rows for one caller (the contract; as the reference controller
+ * builds them). `created_by`/`updated_by` profiles and invitees are looked up beforehand, in batches.
  */
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
@@ -40,7 +40,7 @@ function profile(ctx: ViewContext, userId: string): PublicUserProfile {
   return found;
 }
 
-/** `call_in` only with a configured `[call_in] tel` and a SIP config of the room (opentalk.md §8). */
+/** `call_in` only with a configured `[call_in] tel` and a SIP config of the room (as the reference controller does). */
 function roomInfo(row: EventViewRow, ctx: ViewContext): EventRoomInfo {
   const { tel, uri } = ctx.callIn;
   return {

@@ -149,7 +149,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
           .values({ created_by: caller.id, password: body.password || null, waiting_room: body.waiting_room ?? false })
           .returning('id')
           .executeTakeFirstOrThrow();
-        // every event's room can be dialled into (opentalk.md §8)
+        // every event's room can be dialled into (as the reference controller does)
         await createSipConfig(trx, room.id);
         const event = await repo.insertEvent(trx, {
           room_id: room.id,
@@ -187,7 +187,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
         const old = scheduleOf(event);
         const next = patchedSchedule(event.is_time_independent, old, body);
         Object.assign(changes, next ? scheduleColumns(next) : NO_TIMES, { is_time_independent: next === undefined });
-        // only a changed pattern invalidates the exceptions (design.md §8); no occurrences, no exceptions
+        // only a changed pattern invalidates the exceptions (docs/decisions.md); no occurrences, no exceptions
         dropExceptions = next === undefined || !sameLines(old?.pattern ?? [], next.pattern);
       }
 

@@ -1,7 +1,7 @@
 /**
  * The occurrences of an event, as original UTC starts. A recurring event's come from its rule,
  * expanded in its time zone by the recurrence helper; a single timed event has exactly one, its
- * start (design.md §8); a time-independent event has none. A series ends with the last
+ * start (docs/decisions.md); a time-independent event has none. A series ends with the last
  * occurrence that ends within the year 9999 in UTC (an unbounded rule in a zone west of UTC, or
  * with a long duration, would otherwise run into the year 10000, which RFC 3339 cannot write).
  */

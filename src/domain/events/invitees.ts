@@ -1,5 +1,5 @@
 /**
- * The invitee view of events (interface-spec §2 Invitee): registered invitees first (oldest invite
+ * The invitee view of events (the contract Invitee): registered invitees first (oldest invite
  * first), then e-mail invitees (oldest first). Used by the invite list and by event answers
  * (`invitees` / `invitees_truncated`), the latter batched for a page of events.
  */

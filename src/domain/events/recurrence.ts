@@ -160,7 +160,7 @@ export function isOccurrence(series: Series, start: Date): boolean {
   return found?.getTime() === start.getTime();
 }
 
-/** `YYYYMMDDTHHMMSSZ` of the original start (opentalk.md §12.1). */
+/** `YYYYMMDDTHHMMSSZ` of the original start (as the reference controller does). */
 export function formatInstanceId(start: Date): string {
   return start.toISOString().slice(0, 19).replace(/[-:]/g, '') + 'Z';
 }

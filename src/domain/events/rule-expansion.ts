@@ -1,7 +1,7 @@
 /**
  * One RRULE/EXRULE expanded by rrule in floating time: every Date given to or taken from rrule has
  * UTC fields equal to the wall clock in the series' zone, and no `tzid` is ever passed (rrule's own
- * zone handling depends on the process TZ and is wrong around UNTIL and DST; toolchain.md §4.7).
+ * zone handling depends on the process TZ and is wrong around UNTIL and DST; see docs/architecture.md §9).
  *
  * Two guards around rrule's iterator (rrule 2.8.1 is pinned, and these rely on its internals):
  * - rrule only stops an iteration on an emitted date, so a rule that matches nothing (say Feb 30)

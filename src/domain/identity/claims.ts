@@ -2,7 +2,7 @@ import type { JWTPayload } from 'jose';
 
 import { TokenRejected } from './token-verification.js';
 
-/** What an ID token says about its user (design.md §5), under our field names. */
+/** What an ID token says about its user (docs/architecture.md §5), under our field names. */
 export interface IdentityClaims {
   issuer: string;
   subject: string;
@@ -69,7 +69,7 @@ const isGroupName = (name: unknown): name is string =>
   typeof name === 'string' && name !== '' && storable(name) && name.isWellFormed() && [...name].length <= MAX_GROUP_NAME;
 
 /**
- * The `x_grp` claim (reference opentalk.md §3.4: an array of group names, e.g. Keycloak group paths):
+ * The `x_grp` claim (the reference controller and its web app: an array of group names, e.g. Keycloak group paths):
  * its first `MAX_GROUPS` distinct group names (non-empty strings of at most `MAX_GROUP_NAME`
  * characters). A missing claim means no groups, so a login after the IdP dropped a user from every
  * group drops them here too.

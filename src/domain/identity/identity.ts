@@ -1,5 +1,5 @@
 /**
- * Verifies the tokens of the configured OpenID Connect issuer (design.md §5): ID tokens at login,
+ * Verifies the tokens of the configured OpenID Connect issuer (docs/architecture.md §5): ID tokens at login,
  * access tokens on every protected request, and service-account tokens for gateways. Without an
  * issuer, the embedded development provider takes its place (never in production).
  */

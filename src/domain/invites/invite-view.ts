@@ -1,4 +1,4 @@
-/** The contract's shapes of room invite codes (interface-spec §2 InviteCode, invite verification). */
+/** The contract's shapes of room invite codes (the contract InviteCode, invite verification). */
 import type { components } from '../../../generated/openapi.js';
 import type { RoomInviteRow } from '../../db/schema.js';
 import type { PublicUserProfile } from '../users/user.js';

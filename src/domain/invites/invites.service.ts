@@ -1,5 +1,5 @@
 /**
- * Room invite codes (interface-spec §4.2 Room invites, opentalk.md §11): the room's owner creates,
+ * Room invite codes (the contract Room invites): the room's owner creates,
  * re-times and deactivates them; the owner and the invitees of the room's event may read them; a
  * stranger gets 404 as if the room did not exist. Anyone holding an active, unexpired code may
  * verify it (brute-force limited) and act as a guest of its room.

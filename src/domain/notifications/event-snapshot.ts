@@ -64,7 +64,7 @@ export async function readEventSnapshot(trx: Kysely<DB>, eventId: string, actorI
     sip: room?.sip_id != null && room.sip_pin != null ? { sipId: room.sip_id, pin: room.sip_pin } : null,
     invitees: [
       ...registered.map((r) => ({ email: r.email, name: r.display_name, role: r.role, status: r.status, roomInviteCode: null })),
-      // e-mail invitees have not answered anything: always pending (opentalk.md §12.2)
+      // e-mail invitees have not answered anything: always pending (as the reference controller does)
       ...byEmail.map((e) => ({ email: e.email, name: '', role: e.role, status: 'pending' as const, roomInviteCode: e.room_invite_code })),
     ],
     exceptions,

@@ -1,5 +1,5 @@
 /**
- * Who may see a room (design.md §5): its creator owns it; an invitee of the room's event (any invite
+ * Who may see a room (docs/architecture.md §5): its creator owns it; an invitee of the room's event (any invite
  * status: a declined invitee may still look the meeting up) may read it and start it. Everyone else
  * gets 404, as if the room did not exist, so that no stranger learns of it.
  *

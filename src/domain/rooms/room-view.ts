@@ -1,5 +1,5 @@
 /**
- * The contract's shapes of a room and of the event that uses it (interface-spec §2), built from
+ * The contract's shapes of a room and of the event that uses it (the contract), built from
  * database rows. A room without a password has no `password` field (README decision 2026-11-21).
  */
 import type { components } from '../../../generated/openapi.js';

@@ -1,5 +1,5 @@
 /**
- * The rooms operations (interface-spec §4.2 Rooms): list the accessible rooms, create, read, change
+ * The rooms operations (the contract Rooms): list the accessible rooms, create, read, change
  * and delete a room, and read its tariff (its creator's) and its event. Access follows
  * `room-access.ts`: owner or event invitee may read, only the owner may change or delete, anyone
  * else gets 404. A room's tariff and event may also be read by a guest holding an invite code of

@@ -1,5 +1,5 @@
 /**
- * The SIP operations (interface-spec §4.2 SIP, §3): read, create-or-modify and delete a room's
+ * The SIP operations (the contract SIP, §3): read, create-or-modify and delete a room's
  * dial-in configuration. Only the room's owner may do any of them (the pin is a secret); anyone
  * else gets 404, as does a room without a configuration on read and delete.
  */

@@ -1,5 +1,5 @@
 /**
- * A room's streaming targets (interface-spec §2, §4.2; reference §16). The room's owner and the
+ * A room's streaming targets (the contract). The room's owner and the
  * invitees of its event may read them, only the owner may change them (others get 404, as for the
  * room itself), and `streaming_key` — the secret that lets anyone publish to the stream — is shown
  * to the owner only.

@@ -3,7 +3,7 @@ import type { Config, TariffDefinition } from '../../config/schema.js';
 import { SIGNALING_MODULES, type SignalingModuleDefinition } from './modules.js';
 import { tariffIdFor } from './tariff-id.js';
 
-/** The Tariff of the contract (interface-spec §2; `modules` as an array per design.md §8). */
+/** The Tariff of the contract (the contract; `modules` as an array per docs/decisions.md). */
 export type Tariff = components['schemas']['Tariff'];
 export type TariffModule = components['schemas']['TariffModule'];
 

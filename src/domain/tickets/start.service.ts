@@ -1,5 +1,5 @@
 /**
- * The three ways into a room's signaling (interface-spec §4.2 "Signaling tickets", design.md §6):
+ * The three ways into a room's signaling (the contract "Signaling tickets", docs/architecture.md §6):
  *   - a registered user with access to the room (owner, or invitee of its event);
  *   - a guest holding an active, unexpired invite code of the room;
  *   - a call-in gateway presenting the room's call-in id and pin.

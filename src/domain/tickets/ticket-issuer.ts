@@ -1,5 +1,5 @@
 /**
- * Issues a signaling ticket (design.md §6): resolves the participant id (new, or taken over from a
+ * Issues a signaling ticket (docs/architecture.md §6): resolves the participant id (new, or taken over from a
  * resumable session), stores the ticket for 30 s and returns it with a fresh resumption token.
  */
 import { randomUUID } from 'node:crypto';

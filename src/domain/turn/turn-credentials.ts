@@ -1,6 +1,6 @@
 /**
  * TURN credentials per the TURN REST API (draft-uberti-behave-turn-rest-00), which coturn checks
- * with `use-auth-secret` (design.md §8, opentalk.md §7):
+ * with `use-auth-secret` (docs/decisions.md):
  *
  * - `username` = `<expiry>:<opaque id>`: the expiry in Unix seconds, then 16 random bytes in
  *   base64url, so the server learns nothing about who asked;
@@ -33,7 +33,7 @@ export function turnPassword(sharedSecret: string, username: string): string {
   return createHmac('sha1', sharedSecret).update(username).digest('base64');
 }
 
-/** 500 `turn_not_configured` when `[turn]` names no server (interface-spec §7). */
+/** 500 `turn_not_configured` when `[turn]` names no server (the contract). */
 export function turnCredentials(
   turn: Config['turn'],
   { clock = systemClock, opaqueId = randomOpaqueId }: TurnCredentialOptions = {},

@@ -1,7 +1,7 @@
 /**
  * The users domain's own types. `User` is what the rest of the service holds of a registered user
  * (the HTTP layer's caller, a room's owner …); the profile types are the contract's shapes
- * (interface-spec §2) that responses carry. Database rows never leave this folder.
+ * (the contract) that responses carry. Database rows never leave this folder.
  */
 
 import type { components } from '../../../generated/openapi.js';

@@ -1,6 +1,6 @@
 /**
  * Registered users: login (create or update from verified ID-token claims), authentication of
- * access-token holders, the profile operations of interface-spec §4.2 and find-users (§4.3 switches).
+ * access-token holders, the profile operations of the contract and find-users (the `[endpoints]` switches).
  * Rows stay below this file; callers get `User` and the contract's profile shapes.
  */
 import type { Kysely } from 'kysely';
@@ -39,7 +39,7 @@ export interface UserService {
   /** The user's tariff (the default one when theirs is unset or no longer configured). */
   tariffOf(user: User): Tariff;
   patchMe(user: User, patch: UserPatch): Promise<CurrentUser>;
-  /** Any registered user's public profile (design.md §8); 404 when there is none. */
+  /** Any registered user's public profile (docs/decisions.md); 404 when there is none. */
   getUser(caller: Pick<User, 'id'>, id: string): Promise<PublicUserProfile>;
   /** The caller and everyone who shares a room or an event with them, by display name. */
   listVisibleUsers(caller: Pick<User, 'id'>, page: PageRequest): Promise<Page<PublicUserProfile>>;

@@ -16,7 +16,7 @@ export function eventsHandlers({ config, database, assetStorage, cursorSecret }:
   const cursors = createCursorCodec(cursorSecret);
   const events = createEventService({ db: database.db, config, cursors, assetStorage });
 
-  /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (design.md §4). */
+  /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (docs/architecture.md §4). */
   const afterLink = (req: Request, next: string | undefined) => {
     if (next === undefined) return {};
     const url = requestUrl(req, config.http.public_url);

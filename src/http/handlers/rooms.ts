@@ -5,7 +5,7 @@ import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-/** A room's tariff and event admit a guest with an invite code besides users (design.md §8). */
+/** A room's tariff and event admit a guest with an invite code besides users (docs/decisions.md). */
 function roomReader(caller: Caller): RoomReader {
   if (caller.kind === 'guest') return { kind: 'guest', roomId: caller.roomId };
   return { kind: 'user', userId: callerUser(caller).id };

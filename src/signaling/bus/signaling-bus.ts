@@ -1,6 +1,6 @@
 /**
  * The room channel: every event of a room goes through it, so that the participants of one room see
- * the same events whichever instance their socket is on (design.md §6). The in-process bus serves
+ * the same events whichever instance their socket is on (docs/architecture.md §6). The in-process bus serves
  * one instance; the Redis bus publishes on one channel per room, and each instance subscribes to the
  * rooms it has participants in.
  */

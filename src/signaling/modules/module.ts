@@ -1,5 +1,5 @@
 /**
- * What a signaling module is (design.md §6): a namespace with commands, join-time data, per-
+ * What a signaling module is (docs/architecture.md §6): a namespace with commands, join-time data, per-
  * participant peer data, and reactions to room messages and departures. Modules hold no socket; they
  * act on sessions and publish room messages through their hub, so the same code serves one instance
  * or many (the bus and the module's state store decide which).

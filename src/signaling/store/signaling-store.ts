@@ -1,6 +1,6 @@
 /**
  * Where the signaling entry state lives between HTTP requests and WebSocket connections: tickets
- * and resumption records (design.md §6, reference opentalk.md §4). The in-process store serves one
+ * and resumption records (docs/architecture.md §6). The in-process store serves one
  * instance; with Redis every instance sees the same state, so a ticket issued by one instance can
  * be redeemed on another.
  *

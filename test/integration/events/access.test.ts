@@ -1,5 +1,5 @@
 /**
- * Who may do what with an event (design.md §5): its creator everything; an invitee, whatever the
+ * Who may do what with an event (docs/architecture.md §5): its creator everything; an invitee, whatever the
  * invite's status, may read it, its occurrences and favorite it; a stranger (another logged-in
  * user) gets 404 as if it did not exist; an anonymous caller 401.
  */

@@ -1,5 +1,5 @@
 /**
- * The timer module over real WebSockets (interface-spec.md §6 and §3): moderators start and stop,
+ * The timer module over real WebSockets (the contract): moderators start and stop,
  * everyone (the sender included) sees `started` and `stopped`, a countdown expires once, the ready
  * check reaches everyone and each participant's `timer` data, a latecomer finds the running timer
  * in `join_success`, the creator's departure stops it, rooms keep their timers apart, and (on

@@ -1,5 +1,5 @@
 /**
- * The groups of a registered user (the `x_grp` claim, reference opentalk.md §3.4), which the chat's
+ * The groups of a registered user (the `x_grp` claim), which the chat's
  * group messages go by: stored at the first login, replaced by each later login (a group the IdP
  * dropped goes, a new one comes, a missing claim leaves none), kept apart per user, gone with the
  * user; and, through the HTTP login with an ID token of the test issuer, taken from the claim (at

@@ -1,5 +1,5 @@
 /**
- * The `x_grp` claim (the user's groups, reference opentalk.md §3.4): which of its entries are taken
+ * The `x_grp` claim (the user's groups): which of its entries are taken
  * as group names, at the length limit's edge, and the development identity provider issuing it, so
  * that a developer (and `npm run dev-token -- <name> --group …`) can log users in with groups.
  */

@@ -1,5 +1,5 @@
 /**
- * The timer module (interface-spec.md §6 and §3, design.md §8) through the module tester: the real
+ * The timer module (the contract, docs/decisions.md) through the module tester: the real
  * modules over the in-process bus, fake participants and a fake clock, so a countdown's expiry is
  * checked to the millisecond without waiting, also when the store or the bus fails at that moment
  * (through a store and a bus that fail on purpose). Every event a participant gets is checked

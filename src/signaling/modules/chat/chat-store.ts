@@ -1,6 +1,6 @@
 /**
  * Where a room's chat lives while the room is in use: in this process (one instance) or in Redis,
- * shared by every instance (design.md §6). Per room: whether a moderator switched the chat off, the
+ * shared by every instance (docs/architecture.md §6). Per room: whether a moderator switched the chat off, the
  * history of each scope (the room's, each group's, each pair of participants'), who exchanged
  * private messages with whom, and each participant's last-seen timestamps. Who is in the room is
  * the membership's to say (the control module), not this store's.

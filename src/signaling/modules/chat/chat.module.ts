@@ -1,5 +1,5 @@
 /**
- * The `chat` namespace (reference opentalk.md §5, real-clients.md §2.5–2.6): messages to the whole
+ * The `chat` namespace (the reference controller and its web app): messages to the whole
  * room, to one of its groups or to one participant, each scope's history and the participant's
  * last-seen timestamps in `join_success`, and moderators switching the chat off and on and clearing
  * the room's history.

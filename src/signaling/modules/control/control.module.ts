@@ -1,6 +1,6 @@
 /**
- * The `control` namespace: joining the room and leaving it (design.md §6, reference opentalk.md
- * §5), raised hands and the moderator role. `join` names the participant and puts it into the room,
+ * The `control` namespace: joining the room and leaving it (docs/architecture.md §6), raised hands
+ * and the moderator role. `join` names the participant and puts it into the room,
  * or into the waiting room (the moderation module's part); `enter_room` lets an accepted participant
  * in. Entering takes a place in the room's membership (atomically against the tariff's
  * `room_participant_limit`), tells the others `joined` and then answers `join_success` with the room

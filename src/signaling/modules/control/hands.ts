@@ -1,5 +1,5 @@
 /**
- * Raised hands (reference opentalk.md §5.2): a participant in the room raises and lowers its own
+ * Raised hands (as the reference controller has it): a participant in the room raises and lowers its own
  * hand; the others get `update` with `hand_is_up` and `hand_updated_at`. A hand already where it is
  * asked to be changes nothing. While a moderator has disabled raised hands (the moderation module's
  * room switch, shared by every instance) `raise_hand` is refused with `raise_hands_disabled`;

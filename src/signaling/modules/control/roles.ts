@@ -1,5 +1,5 @@
 /**
- * Granting and revoking the moderator role (reference opentalk.md §5.2, §5.4). A moderator's
+ * Granting and revoking the moderator role (as the reference controller has it). A moderator's
  * command is checked against the target's record in the membership store (the target may be on
  * any instance) and becomes an order: a control room message to the target, which no client is
  * sent (withheld); the target's instance, in the session's order, changes the session's role,

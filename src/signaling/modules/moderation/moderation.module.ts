@@ -1,5 +1,5 @@
 /**
- * The `moderation` namespace (design.md §6, reference opentalk.md §5.4): the waiting room, and the
+ * The `moderation` namespace (docs/architecture.md §6): the waiting room, and the
  * moderators' tools (removals.ts, raised-hands.ts). When a room has its waiting room on (its
  * setting, or a moderator turned it on until the room empties), `join` puts every participant who
  * is not a moderator (and was not accepted before in this room session) here instead of into the

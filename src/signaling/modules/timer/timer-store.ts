@@ -1,6 +1,6 @@
 /**
  * Where the room's timer and its ready statuses live: in this process (one instance) or in Redis,
- * shared by every instance (design.md §6). Every operation that decides something is atomic in
+ * shared by every instance (docs/architecture.md §6). Every operation that decides something is atomic in
  * the store itself, so that "one timer per room" and "`expired` exactly once" hold however many
  * instances race: `create` succeeds for one starter only, and `take` for one taker only.
  *

@@ -1,5 +1,5 @@
 /**
- * The timer module (interface-spec.md §6 and §3, design.md §6 and §8): one timer per room, started
+ * The timer module (the contract, docs/architecture.md §6, docs/decisions.md): one timer per room, started
  * and stopped by moderators, with an optional ready check every participant may answer.
  *
  * The timer lives in the timer store (Redis with many instances), never in a hub, so any instance
