@@ -123,6 +123,16 @@ describe('invite codes and passwords (start_invited_room)', () => {
     expectTooMany(await startInvited(app, roomId, { invite_code: expired }, source));
   });
 
+  it('refuse a valid code of another room without counting it: its holder guesses nothing', async () => {
+    const otherRoom = await insertRoom(app, owner, null);
+    const foreign = await insertInvite(app, otherRoom, owner);
+    const source = freshSource();
+    for (let i = 0; i < limits.failures_per_target + 1; i++) {
+      expect((await startInvited(app, roomId, { invite_code: foreign }, source)).status).toBe(404);
+    }
+    expect((await startInvited(app, otherRoom, { invite_code: foreign }, source)).status).toBe(200);
+  });
+
   it("limit guessed room passwords of a code's holder, together with the registered users' guesses", async () => {
     const code = await insertInvite(app, roomId, owner);
     const source = freshSource();
