@@ -2673,7 +2673,7 @@ export const openapiDocument = {
           "signaling"
         ],
         "summary": "Get a signaling ticket for a room as a registered user.",
-        "description": "The room's owner and the invitees of its event may start it; anyone else gets 404. The answer\nholds a single-use ticket, valid for 30 s, to present when opening `/signaling`\n(`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>`), and a resumption token.\n\nThe body is optional (absent, `{}` or with fields; unknown fields are ignored).\n- `password`: when the room has a password, callers other than its owner must supply it\n  (401 `wrong_room_password` when it is missing or wrong; repeated failures give 429). When the\n  room has none, a supplied password is ignored.\n- `breakout_room`: Convene has no breakout rooms, so any value other than null is 400\n  `invalid_breakout_room_id`.\n- `resumption`: a token from an earlier start for the same room and caller resumes that session\n  (same participant id). An unknown or expired token is ignored; a token whose session is still\n  connected is 400 `session_running`.\n",
+        "description": "The room's owner and the invitees of its event may start it; anyone else gets 404. The answer\nholds a single-use ticket, valid for 30 s, to present when opening `/signaling`\n(`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>`), and a resumption token.\n\nThe body is optional (absent, `{}` or with fields; unknown fields are ignored).\n- `password`: when the room has a password, callers other than its owner must supply it\n  (401 `wrong_room_password` when it is missing or wrong). Failures are counted per source\n  address and per room and caller, so repeated failures give 429 with `Retry-After` to that\n  address and that caller, never to the room's other invitees. When the room has none, a\n  supplied password is ignored.\n- `breakout_room`: Convene has no breakout rooms, so any value other than null is 400\n  `invalid_breakout_room_id`.\n- `resumption`: a token from an earlier start for the same room and caller resumes that session\n  (same participant id). An unknown or expired token is ignored; a token whose session is still\n  connected is 400 `session_running`.\n",
         "security": [
           {
             "BearerAuth": []
@@ -2747,7 +2747,7 @@ export const openapiDocument = {
           "signaling"
         ],
         "summary": "Get a signaling ticket for a room as a guest holding an invite code.",
-        "description": "Needs no authorization: the invite code is the credential. The code must be an active,\nunexpired invite of this room; otherwise (unknown, inactive, expired, or of another room) the\nanswer is 404. When the room has a password it must be supplied in `password`\n(401 `wrong_room_password` when missing or wrong); when the room has none, `password` may be\nabsent and is ignored. Failed attempts are limited per source address and per room (429 with\n`Retry-After`). The participant joins as a guest.\n\n`breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is\n400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.\n",
+        "description": "Needs no authorization: the invite code is the credential. The code must be an active,\nunexpired invite of this room; otherwise (unknown, inactive, expired, or of another room) the\nanswer is 404. When the room has a password it must be supplied in `password`\n(401 `wrong_room_password` when missing or wrong); when the room has none, `password` may be\nabsent and is ignored. Failed codes are counted per source address and per code, as in\n`verify_invite_code` (never per room: strangers' guesses refuse none of the room's guests);\nfailed passwords per source address and per room and code. Over a limit the answer is 429\nwith `Retry-After`. The participant joins as a guest.\n\n`breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is\n400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.\n",
         "security": [],
         "parameters": [
           {
@@ -2818,7 +2818,7 @@ export const openapiDocument = {
           "signaling"
         ],
         "summary": "Get a signaling ticket for a phone caller from a call-in id and pin.",
-        "description": "For call-in gateways, whose callers enter the id and pin by keypad tones. The caller is the\ngateway: a service account's access token whose roles include `call-in` (a missing, invalid or\nrole-less token is 401). The id is a room's SIP `sip_id` and the pin its SIP `password`; an\nunknown id or a wrong pin is 400 `invalid_credentials`. Failed attempts are limited per source\naddress and per call-in id (429 with `Retry-After`). The participant joins as a SIP caller\n(role `guest`). No breakout room and no resumption apply.\n",
+        "description": "For call-in gateways, whose callers enter the id and pin by keypad tones. The caller is the\ngateway: a service account's access token whose roles include `call-in` (a missing, invalid or\nrole-less token is 401). The id is a room's SIP `sip_id` and the pin its SIP `password`; an\nunknown id or a wrong pin is 400 `invalid_credentials`. Failed attempts are limited per call-in\nid (429 with `Retry-After`), not per source address: all of a gateway's callers share its\naddress, so one caller's wrong pins refuse no other room's dial-in; wrong pins at one id can\nhold that id's dial-in until its window ends. The participant joins as a SIP caller (role\n`guest`). No breakout room and no resumption apply.\n",
         "security": [
           {
             "ServiceToken": []
@@ -3313,7 +3313,7 @@ export const openapiDocument = {
           "invites"
         ],
         "summary": "Check an invite code and learn its room.",
-        "description": "Needs no authorization. An active, unexpired code answers 201 with its room and whether the room\nhas a password; an unknown, inactive or expired code answers 404. Failed verifications are\nlimited per source address (429 with `Retry-After`).\n",
+        "description": "Needs no authorization. An active, unexpired code answers 201 with its room and whether the room\nhas a password; an unknown, inactive or expired code answers 404. Failed verifications are\nlimited per source address and per code (429 with `Retry-After`); a right code is never\nrefused for other addresses' failures.\n",
         "security": [],
         "requestBody": {
           "required": true,

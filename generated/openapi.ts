@@ -333,7 +333,8 @@ export interface paths {
          * Check an invite code and learn its room.
          * @description Needs no authorization. An active, unexpired code answers 201 with its room and whether the room
          *     has a password; an unknown, inactive or expired code answers 404. Failed verifications are
-         *     limited per source address (429 with `Retry-After`).
+         *     limited per source address and per code (429 with `Retry-After`); a right code is never
+         *     refused for other addresses' failures.
          */
         post: operations["verify_invite_code"];
         delete?: never;
@@ -592,8 +593,10 @@ export interface paths {
          *
          *     The body is optional (absent, `{}` or with fields; unknown fields are ignored).
          *     - `password`: when the room has a password, callers other than its owner must supply it
-         *       (401 `wrong_room_password` when it is missing or wrong; repeated failures give 429). When the
-         *       room has none, a supplied password is ignored.
+         *       (401 `wrong_room_password` when it is missing or wrong). Failures are counted per source
+         *       address and per room and caller, so repeated failures give 429 with `Retry-After` to that
+         *       address and that caller, never to the room's other invitees. When the room has none, a
+         *       supplied password is ignored.
          *     - `breakout_room`: Convene has no breakout rooms, so any value other than null is 400
          *       `invalid_breakout_room_id`.
          *     - `resumption`: a token from an earlier start for the same room and caller resumes that session
@@ -622,8 +625,10 @@ export interface paths {
          *     unexpired invite of this room; otherwise (unknown, inactive, expired, or of another room) the
          *     answer is 404. When the room has a password it must be supplied in `password`
          *     (401 `wrong_room_password` when missing or wrong); when the room has none, `password` may be
-         *     absent and is ignored. Failed attempts are limited per source address and per room (429 with
-         *     `Retry-After`). The participant joins as a guest.
+         *     absent and is ignored. Failed codes are counted per source address and per code, as in
+         *     `verify_invite_code` (never per room: strangers' guesses refuse none of the room's guests);
+         *     failed passwords per source address and per room and code. Over a limit the answer is 429
+         *     with `Retry-After`. The participant joins as a guest.
          *
          *     `breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is
          *     400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.
@@ -727,9 +732,11 @@ export interface paths {
          * @description For call-in gateways, whose callers enter the id and pin by keypad tones. The caller is the
          *     gateway: a service account's access token whose roles include `call-in` (a missing, invalid or
          *     role-less token is 401). The id is a room's SIP `sip_id` and the pin its SIP `password`; an
-         *     unknown id or a wrong pin is 400 `invalid_credentials`. Failed attempts are limited per source
-         *     address and per call-in id (429 with `Retry-After`). The participant joins as a SIP caller
-         *     (role `guest`). No breakout room and no resumption apply.
+         *     unknown id or a wrong pin is 400 `invalid_credentials`. Failed attempts are limited per call-in
+         *     id (429 with `Retry-After`), not per source address: all of a gateway's callers share its
+         *     address, so one caller's wrong pins refuse no other room's dial-in; wrong pins at one id can
+         *     hold that id's dial-in until its window ends. The participant joins as a SIP caller (role
+         *     `guest`). No breakout room and no resumption apply.
          */
         post: operations["start_call_in"];
         delete?: never;

@@ -36,7 +36,7 @@ const config = loadConfig({
   env: {},
   overrides: {
     // the driver's requests name their own source address (see freshSource in record.ts)
-    http: { host: '127.0.0.1', port: 0, trust_proxy: true },
+    http: { host: '127.0.0.1', port: 0, trust_proxy: 1 },
     database: { in_memory: true },
     oidc: { issuer: issuer.issuer, client_id: 'convene' },
     dev: { identity_provider: false },

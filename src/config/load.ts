@@ -16,6 +16,7 @@ import addFormats from 'ajv-formats';
 import { parse as parseToml } from 'smol-toml';
 
 import { configSchema, type Config } from './schema.js';
+import { TRUE_REFUSED, TRUST_PROXY_SHAPE, trustedProxyProblem } from './trust-proxy.js';
 
 export class ConfigError extends Error {
   /** One line per problem; `message` holds them all. */
@@ -86,9 +87,16 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   if (options.overrides) mergeAt(merged, [], options.overrides as Plain, 'overrides', sources);
 
   if (!validate(merged)) {
-    for (const error of validate.errors ?? []) problems.push(describe(error, sources));
+    // trust_proxy's alternatives would each report a line; one sentence says what it takes
+    const trustProxyErrors = (validate.errors ?? []).filter(({ instancePath }) => instancePath.startsWith(TRUST_PROXY_PATH));
+    for (const error of validate.errors ?? []) if (!trustProxyErrors.includes(error)) problems.push(describe(error, sources));
+    if (trustProxyErrors.length > 0) problems.push(trustProxyMessage((merged.http as Plain).trust_proxy, sources));
   } else {
-    const { tariffs } = merged as unknown as Config;
+    const { tariffs, http } = merged as unknown as Config;
+    for (const entry of Array.isArray(http.trust_proxy) ? http.trust_proxy : []) {
+      const problem = trustedProxyProblem(entry);
+      if (problem) problems.push(`configuration: http.trust_proxy: ${problem}${from(sources, ['http', 'trust_proxy'])}`);
+    }
     if (!Object.hasOwn(tariffs.definitions, tariffs.default)) {
       const source = from(sources, ['tariffs', 'default']) || from(sources, ['tariffs', 'definitions']);
       problems.push(
@@ -99,6 +107,12 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
   }
   if (problems.length > 0) throw new ConfigError(problems);
   return merged as unknown as Config;
+}
+
+const TRUST_PROXY_PATH = '/http/trust_proxy';
+
+function trustProxyMessage(value: unknown, sources: Map<string, string>): string {
+  return `configuration: http.trust_proxy ${value === true ? TRUE_REFUSED : TRUST_PROXY_SHAPE}${from(sources, ['http', 'trust_proxy'])}`;
 }
 
 function configFile(

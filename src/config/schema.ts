@@ -9,6 +9,7 @@
  * a key without one is optional.
  */
 import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../signaling/store/signaling-store.js';
+import { MAX_PROXY_HOPS, type TrustProxy } from './trust-proxy.js';
 
 export interface TariffDefinition {
   /** Quota name → value, e.g. `max_storage` (bytes), `room_participant_limit`, `room_time_limit_secs`. */
@@ -31,7 +32,8 @@ export interface Config {
     port: number;
     public_url?: string;
     body_limit_bytes: number;
-    trust_proxy: boolean;
+    /** Which proxies may name the client's address in X-Forwarded-For (trust-proxy.ts); false: none. */
+    trust_proxy: TrustProxy;
     /** Signs page cursors (GET /events, instances). Absent: a key generated once and kept in the database. */
     cursor_secret?: string;
   };
@@ -128,7 +130,15 @@ export const configSchema = {
       port: { type: 'integer', minimum: 0, maximum: 65535, default: 11311 },
       public_url: { type: 'string', format: 'uri' },
       body_limit_bytes: { type: 'integer', minimum: 1, default: 1048576 },
-      trust_proxy: { type: 'boolean', default: false },
+      // false, a hop count or proxy addresses; `true` is refused with its own message (load.ts)
+      trust_proxy: {
+        anyOf: [
+          { const: false },
+          { type: 'integer', minimum: 0, maximum: MAX_PROXY_HOPS },
+          { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+        ],
+        default: false,
+      },
       cursor_secret: { type: 'string', minLength: 32 },
     }),
     database: section({
@@ -248,7 +258,11 @@ type ObjectFrom<S, P> = Simplify<
   }
 >;
 /** The value type a (defaults-applied) schema admits, for the keywords this file uses. */
-type FromSchema<S> = S extends { type: 'string' }
+type FromSchema<S> = S extends { anyOf: readonly (infer U)[] }
+  ? FromSchema<U>
+  : S extends { const: infer C }
+    ? C
+    : S extends { type: 'string' }
   ? string
   : S extends { type: 'integer' | 'number' }
     ? number

@@ -3,7 +3,8 @@
  * when REDIS_URL is set, rooms, events, invites and SIP configs written straight into the database
  * (independent of the operations that create them), and start requests from a chosen source address.
  *
- * Every request carries its own `X-Forwarded-For` address (the instances trust the proxy header),
+ * Every request carries its own `X-Forwarded-For` address (the instances trust one proxy hop, which
+ * the test client plays),
  * unique to the test run: the rate limiter's counts live in Redis across runs and test files, and
  * a fresh address is a fresh count.
  */
@@ -20,9 +21,9 @@ export type ErrorBody = components['schemas']['Error'];
 
 export const redisUrl = process.env.REDIS_URL || undefined;
 
-/** What every instance of these tests needs: the proxy header counts, and Redis when the run has it. */
+/** What every instance of these tests needs: the proxy header counts (one hop), and Redis when the run has it. */
 export const signalingConfig = (rateLimits?: Config['rate_limits']) => ({
-  http: { trust_proxy: true },
+  http: { trust_proxy: 1 },
   ...(redisUrl ? { redis: { url: redisUrl } } : {}),
   ...(rateLimits ? { rate_limits: rateLimits } : {}),
 });

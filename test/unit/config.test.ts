@@ -236,6 +236,52 @@ describe('loadConfig', () => {
   });
 });
 
+describe('[http] trust_proxy', () => {
+  const trustProxy = (env: Record<string, string>) => loadConfig({ file: false, env }).http.trust_proxy;
+
+  it('trusts no proxy by default, and takes a hop count or proxy addresses and networks', () => {
+    expect(trustProxy({})).toBe(false);
+    expect(trustProxy({ CONVENE_HTTP__TRUST_PROXY: 'false' })).toBe(false);
+    expect(trustProxy({ CONVENE_HTTP__TRUST_PROXY: '1' })).toBe(1);
+    expect(trustProxy({ CONVENE_HTTP__TRUST_PROXY: '0' })).toBe(0);
+    const list = ['127.0.0.1', '10.0.0.0/8', '2001:db8::/32', '::1', 'loopback', 'uniquelocal', 'linklocal', '0.0.0.0/0'];
+    expect(trustProxy({ CONVENE_HTTP__TRUST_PROXY: JSON.stringify(list) })).toEqual(list);
+    const file = tomlFile('[http]\ntrust_proxy = ["192.0.2.10", "192.0.2.11"]\n');
+    expect(loadConfig({ file, env: {} }).http.trust_proxy).toEqual(['192.0.2.10', '192.0.2.11']);
+  });
+
+  it('refuses true, which would let every client name its own address, saying what to give instead', () => {
+    const file = tomlFile('[http]\ntrust_proxy = true\n');
+    const [fromFile, ...more] = problems({ file, env: {} });
+    expect(more).toEqual([]);
+    expect(fromFile).toMatch(/^configuration: http\.trust_proxy must not be true: .*left-most X-Forwarded-For.*number of proxies.*\(from .*\.toml\)$/);
+    expect(problems({ file: false, env: { CONVENE_HTTP__TRUST_PROXY: 'true' } })).toEqual([
+      expect.stringMatching(/^configuration: http\.trust_proxy must not be true: .*\(from CONVENE_HTTP__TRUST_PROXY\)$/),
+    ]);
+  });
+
+  it('refuses anything else with one line naming what it takes', () => {
+    const shape = (source: string) =>
+      `configuration: http.trust_proxy must be false, a number of proxies (0 to 10) or a list of proxy addresses or networks (from ${source})`;
+    for (const value of ['yes', '11', '-1', '1.5', '[]', '[1]', '{ a = 1 }']) {
+      expect(problems({ file: false, env: { CONVENE_HTTP__TRUST_PROXY: value } }), value).toEqual([shape('CONVENE_HTTP__TRUST_PROXY')]);
+    }
+  });
+
+  it('names every list entry Express would not take for an address or network', () => {
+    const entries = ['proxy.example.org', '10.0.0.0/33', '::1/129', '10.0.0.1/8/1', '10.0.0.0/x', '10.0.0.0/', 'localhost'];
+    expect(problems({ file: false, env: {}, overrides: { http: { trust_proxy: ['127.0.0.1', ...entries] } } })).toEqual([
+      'configuration: http.trust_proxy: "proxy.example.org" is no IP address or network (address/prefix length) (from overrides)',
+      'configuration: http.trust_proxy: "10.0.0.0/33" has no prefix length of 0 to 32 (from overrides)',
+      'configuration: http.trust_proxy: "::1/129" has no prefix length of 0 to 128 (from overrides)',
+      'configuration: http.trust_proxy: "10.0.0.1/8/1" is no IP address or network (address/prefix length) (from overrides)',
+      'configuration: http.trust_proxy: "10.0.0.0/x" has no prefix length of 0 to 32 (from overrides)',
+      'configuration: http.trust_proxy: "10.0.0.0/" has no prefix length of 0 to 32 (from overrides)',
+      'configuration: http.trust_proxy: "localhost" is no IP address or network (address/prefix length) (from overrides)',
+    ]);
+  });
+});
+
 describe('convene.example.toml', () => {
   const example = fileURLToPath(new URL('../../convene.example.toml', import.meta.url));
 

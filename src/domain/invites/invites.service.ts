@@ -9,12 +9,12 @@ import type { Kysely } from 'kysely';
 import type { DB, RoomInviteRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
-import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import { instant } from '../time/instants.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest, User } from '../users/user.js';
-import { isInviteCodeFormat } from './invite-code.js';
+import { inviteAttemptKeys, isInviteCodeFormat } from './invite-code.js';
 import { toRoomInvite, type InviteVerifyResult, type RoomInvite } from './invite-view.js';
 import * as repository from './invites.repository.js';
 
@@ -74,8 +74,7 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
 
   /** Every way of presenting a code counts its failures together: one budget per source for guessing codes. */
   const admitGuest = async (code: string, source: string): Promise<ValidInvite | undefined> => {
-    // one count per code whatever the spelling of its hex digits
-    const keys = attemptKeys('invite', source, code.toLowerCase());
+    const keys = inviteAttemptKeys(source, code);
     let invite: ValidInvite | undefined;
     await guardAttempt(rateLimiter, keys, async () => (invite = await findValidInvite(code)) !== undefined);
     return invite;

@@ -1,11 +1,18 @@
 /**
  * Brute-force protection for guessable secrets (room passwords, invite codes, call-in pins).
  *
- * Failed attempts are counted in a fixed window per key. Two kinds of key guard every attempt:
- * the caller's address (`source`: one client guessing many things) and the thing guessed at
- * (`target`: many clients guessing one room). Once a key has `limit` failures in its window, every
- * further attempt on it is refused with 429 until the window ends, before the secret is compared,
- * so a refused attempt reveals nothing.
+ * Failed attempts are counted in a fixed window per key. Two kinds of key guard an attempt: the
+ * caller's address (`source`: one client guessing many things) and the thing guessed at (`target`:
+ * many clients guessing one thing). Once a key has `limit` failures in its window, every further
+ * attempt on it is refused with 429 until the window ends, before the secret is compared, so a
+ * refused attempt reveals nothing.
+ *
+ * A target key refuses everyone who shares it, the honest holder of the right secret included; so
+ * each caller chooses a target that strangers do not share (see `start.service.ts`): a room password
+ * is counted per room and per account or invite code asking for it, an invite code per code guessed
+ * (the right one is never that target), a call-in pin per call-in id (whose failures hold that id's
+ * dial-in only, never the gateway's other calls: a gateway's calls all share its address, so they
+ * have no source key).
  *
  * Usage: `guardAttempt(limiter, keys, attempt)`. Before the secret is compared it reserves the
  * attempt (`reserve`: in one atomic step, refuse when a key's failures plus the attempts in flight
@@ -26,7 +33,7 @@ export type AttemptScope = 'source' | 'target';
 
 export interface AttemptKey {
   scope: AttemptScope;
-  /** e.g. `pw:src:203.0.113.7`, `pw:target:<room id>`. */
+  /** e.g. `pw:src:203.0.113.7`, `pin:target:<call-in id>`. */
   key: string;
 }
 
@@ -51,15 +58,15 @@ export interface RateLimiter {
 
 /**
  * The keys of one attempt at guessing `kind` (`pw`, `invite`, `pin` …) from `source` (the client's
- * address) at `target` (the room, invite or SIP id). Kinds are counted apart so that a typo in a
- * password does not count against the same user's invite link.
+ * address) at `target`. Kinds are counted apart so that a typo in a password does not count against
+ * the same user's invite link.
  */
 export function attemptKeys(kind: string, source: string, target: string): AttemptKey[] {
-  return [
-    { scope: 'source', key: `${kind}:src:${source}` },
-    { scope: 'target', key: `${kind}:target:${target}` },
-  ];
+  return [sourceKey(kind, source), targetKey(kind, target)];
 }
+
+export const sourceKey = (kind: string, source: string): AttemptKey => ({ scope: 'source', key: `${kind}:src:${source}` });
+export const targetKey = (kind: string, target: string): AttemptKey => ({ scope: 'target', key: `${kind}:target:${target}` });
 
 export function rateLimitPolicy(config: Config['rate_limits']): RateLimitPolicy {
   return {

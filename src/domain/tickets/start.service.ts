@@ -4,16 +4,19 @@
  *   - a guest holding an active, unexpired invite code of the room;
  *   - a call-in gateway presenting the room's call-in id and pin.
  * Every guessable secret (room password, invite code, call-in pin) is checked behind the rate
- * limiter, per source address and per target, and compared in constant time.
+ * limiter and compared in constant time. The keys are chosen so that strangers' failures never
+ * refuse the holder of a right secret (rate-limiter.ts): a room password per source address and per
+ * room and asker (the account, or the invite code that got the guest this far); an invite code per
+ * source and per code, as everywhere (invite-code.ts); a call-in pin per call-in id only.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
 import type { SignalingStore } from '../../signaling/store/signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
-import { isInviteCodeFormat } from '../invites/invite-code.js';
+import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js';
 import { findValidInvite } from '../invites/invites.repository.js';
-import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
+import { guardAttempt, sourceKey, targetKey, type AttemptKey, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
 import { isBannedFromRoom, findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
@@ -28,7 +31,7 @@ export interface StartOptions {
 export interface StartService {
   startAsUser(userId: string, roomId: string, request: StartOptions & { password?: string }, source: string): Promise<IssuedTicket>;
   startAsGuest(roomId: string, request: StartOptions & { invite_code: string; password?: string }, source: string): Promise<IssuedTicket>;
-  startCallIn(request: { id: string; pin: string }, source: string): Promise<IssuedTicket>;
+  startCallIn(request: { id: string; pin: string }): Promise<IssuedTicket>;
 }
 
 export interface StartServiceDeps {
@@ -46,10 +49,29 @@ const invalidCallInCredentials = () =>
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */
 const NO_PIN = '\u0000no-pin';
 
+/**
+ * Who asks for a room's password: an account or the invite code that let a guest this far. Both
+ * are credentials strangers do not have, so a room's budget per asker bounds a crowd of addresses
+ * sharing one account or code, and is never used up by anyone else.
+ */
+type PasswordAsker = { userId: string } | { inviteCode: string };
+
+function passwordKeys(roomId: string, asker: PasswordAsker, source: string): AttemptKey[] {
+  const who = 'userId' in asker ? `user:${asker.userId}` : `code:${asker.inviteCode.toLowerCase()}`;
+  return [sourceKey('pw', source), targetKey('pw', `${roomId}:${who}`)];
+}
+
+/**
+ * A gateway's calls all come from its address, so a source key would let one caller's wrong pins
+ * refuse every other caller's dial-in. The contract names no caller number to count per caller, so
+ * the pins are counted per call-in id: wrong pins hold that id's dial-in at most, other rooms' never.
+ */
+const pinKeys = (callInId: string): AttemptKey[] => [targetKey('pin', callInId)];
+
 export function createStartService({ db, signalingStore, rateLimiter, clock = systemClock }: StartServiceDeps): StartService {
-  /** A room password check counted against the caller's address and the room. */
-  const requirePassword = async (roomId: string, expected: string, given: string | undefined, source: string) => {
-    const correct = await guardAttempt(rateLimiter, attemptKeys('pw', source, roomId), () =>
+  /** A room password check counted against the caller's address and the room's budget for `asker`. */
+  const requirePassword = async (roomId: string, asker: PasswordAsker, expected: string, given: string | undefined, source: string) => {
+    const correct = await guardAttempt(rateLimiter, passwordKeys(roomId, asker, source), () =>
       given !== undefined && secretsEqual(given, expected),
     );
     if (!correct) throw wrongRoomPassword();
@@ -62,31 +84,33 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       // a banned invitee learns nothing more than a stranger (no 403 in the contract)
       if (access.kind !== 'owner' && (await isBannedFromRoom(db, roomId, userId))) throw errors.notFound();
       if (access.kind !== 'owner' && access.room.password !== null) {
-        await requirePassword(roomId, access.room.password, request.password, source);
+        await requirePassword(roomId, { userId }, access.room.password, request.password, source);
       }
       rejectBreakoutRoom(request.breakout_room);
       return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
     },
 
     async startAsGuest(roomId, request, source) {
-      let invite: { room_password: string | null } | undefined;
-      const validInvite = await guardAttempt(rateLimiter, attemptKeys('invite', source, roomId), async () => {
-        const found = isInviteCodeFormat(request.invite_code)
+      let invite: { room_id: string; room_password: string | null } | undefined;
+      await guardAttempt(rateLimiter, inviteAttemptKeys(source, request.invite_code), async () => {
+        invite = isInviteCodeFormat(request.invite_code)
           ? await findValidInvite(db, request.invite_code, new Date(clock()))
           : undefined;
-        invite = found?.room_id === roomId ? found : undefined; // a code of another room opens nothing here
         return invite !== undefined;
       });
-      if (!validInvite || !invite) throw errors.notFound();
-      if (invite.room_password !== null) await requirePassword(roomId, invite.room_password, request.password, source);
+      // a valid code of another room is no guess (its holder knows it is valid): refused, not counted
+      if (invite?.room_id !== roomId) throw errors.notFound();
+      if (invite.room_password !== null) {
+        await requirePassword(roomId, { inviteCode: request.invite_code }, invite.room_password, request.password, source);
+      }
       rejectBreakoutRoom(request.breakout_room);
       const who = { kind: 'guest', inviteCode: request.invite_code.toLowerCase() } as const;
       return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });
     },
 
-    async startCallIn(request, source) {
+    async startCallIn(request) {
       let roomId: string | undefined;
-      const valid = await guardAttempt(rateLimiter, attemptKeys('pin', source, request.id), async () => {
+      const valid = await guardAttempt(rateLimiter, pinKeys(request.id), async () => {
         const sip = await findSipConfigByCallInId(db, request.id);
         roomId = sip?.room_id;
         return secretsEqual(request.pin, sip?.password ?? NO_PIN) && sip !== undefined;

@@ -25,10 +25,11 @@ export function signalingHandlers({ database, signalingStore, rateLimiter, clock
       return { status: 200, body: await start.startAsGuest(params.room_id, body, sourceOf(req)) };
     },
 
-    async start_call_in({ caller, body, req }) {
-      // the contract's ServiceToken scheme already verified the token and its call-in role
+    async start_call_in({ caller, body }) {
+      // the contract's ServiceToken scheme already verified the token and its call-in role; the
+      // gateway's address is every caller's, so the pins are counted per call-in id, not per source
       if (caller.kind !== 'service') throw errors.unauthorized();
-      return { status: 200, body: await start.startCallIn(body, sourceOf(req)) };
+      return { status: 200, body: await start.startCallIn(body) };
     },
   } satisfies Handlers<OperationsByTag['signaling']>;
 }

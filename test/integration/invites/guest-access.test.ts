@@ -9,7 +9,7 @@ import { useTestApp } from '../../support/test-app.js';
 import { expectError, freshSourceAddress, insertInvite, insertRoom, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
 // each request from an address of its own: failed invite codes count against their source
-const app = useTestApp({ http: { trust_proxy: true } });
+const app = useTestApp({ http: { trust_proxy: 1 } });
 let p: Parties;
 beforeEach(async () => {
   p = await parties(app);

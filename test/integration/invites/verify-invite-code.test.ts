@@ -20,7 +20,7 @@ const FAILURES_PER_SOURCE = 3;
 const FAILURES_PER_TARGET = 5;
 
 const app = useTestApp({
-  http: { trust_proxy: true },
+  http: { trust_proxy: 1 },
   rate_limits: { window_seconds: 300, failures_per_source: FAILURES_PER_SOURCE, failures_per_target: FAILURES_PER_TARGET },
 });
 let p: Parties;

@@ -1,9 +1,9 @@
 /**
  * Every rate-limited secret (guesses.ts) on one instance, over HTTP: wrong guesses fired at once get
  * no more comparisons than the limit, per source and per target, the rest 429 with the contract's
- * error body and Retry-After; a short window opens again when it ends; and nobody's right guess is
- * refused for the failures of other sources at other targets. On the embedded pass the instance
- * counts in process; with REDIS_URL it counts in Redis.
+ * error body and Retry-After; a short window opens again when it ends; and no honest party's right
+ * guess is refused for strangers' failures, even at the same room. On the embedded pass the
+ * instance counts in process; with REDIS_URL it counts in Redis.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
@@ -18,6 +18,7 @@ import {
   guesses,
   loginPair,
   rateLimitedConfig,
+  sourceBudget,
   tally,
   type Scene,
 } from './guesses.js';
@@ -28,42 +29,49 @@ const AT_ONCE = 100;
 const app = useTestApp(rateLimitedConfig(limits));
 let scene: Scene;
 beforeEach(async () => {
-  const [owner, invitee] = await loginPair(app);
-  scene = await createScene(app, owner, invitee);
+  scene = await createScene(app, ...(await loginPair(app)));
 });
 
 describe.each(guesses)('$name', (guess) => {
-  it(`compares ${limits.failures_per_source} of ${AT_ONCE} wrong guesses fired at once from one source, then not the right one`, async () => {
+  it(`compares its budget of ${AT_ONCE} wrong guesses fired at once from one source, then not the right one`, async () => {
+    const budget = sourceBudget(guess, limits);
     const source = freshSource();
     const wrong = () => guess.wrong(app, scene, source);
     const failures = failuresOf(guess, limits.window_seconds, await burst(AT_ONCE, wrong));
-    expect(failures).toBeLessThanOrEqual(limits.failures_per_source);
-    if (!guess.afterAnotherGuard) expect(failures).toBe(limits.failures_per_source);
+    expect(failures).toBeLessThanOrEqual(budget);
+    if (!guess.afterAnotherGuard) expect(failures).toBe(budget);
     // exactly the limit in all: what the burst left (refused while others were in flight) is still there
-    expect(failures + (await failuresLeft(guess, limits.window_seconds, wrong))).toBe(limits.failures_per_source);
+    expect(failures + (await failuresLeft(guess, limits.window_seconds, wrong))).toBe(budget);
     const refused = await guess.right(app, scene, source);
     expect(expectTooMany(refused, guess.operationId, limits.window_seconds)).toBeGreaterThan(limits.window_seconds - 60);
+    // from the same address someone else's right guess is refused where the address is counted (one
+    // client guessing), and served where it is not (a gateway, whose address is every caller's)
+    const honest = await guess.honest(app, scene, source);
+    if (guess.perSource) expectTooMany(honest, guess.operationId, limits.window_seconds);
+    else expect(honest.status).toBe(guess.success);
   });
 
-  it(`compares ${limits.failures_per_target} of ${AT_ONCE} wrong guesses fired at once from as many sources at one target`, async () => {
+  it(`compares ${limits.failures_per_target} of ${AT_ONCE} wrong guesses fired at once from as many sources at one target, and refuses no honest party`, async () => {
     const wrong = () => guess.wrong(app, scene, freshSource());
     const failures = failuresOf(guess, limits.window_seconds, await burst(AT_ONCE, wrong));
     expect(failures).toBeLessThanOrEqual(limits.failures_per_target);
     if (!guess.afterAnotherGuard) expect(failures).toBe(limits.failures_per_target);
     expect(failures + (await failuresLeft(guess, limits.window_seconds, wrong))).toBe(limits.failures_per_target);
     const right = await guess.right(app, scene, freshSource());
-    // where the target is the code guessed, the right code is another target
+    // the guesser's own budget (its account, code or call-in id) is used up; where the target is the
+    // code guessed, the right code is another target
     if (guess.sameTarget) expectTooMany(right, guess.operationId, limits.window_seconds);
     else expect(right.status).toBe(guess.success);
+    expect((await guess.honest(app, scene, freshSource())).status).toBe(guess.success);
   });
 
-  it("refuses none of other sources' right guesses while one source fires wrong ones at once", async () => {
+  it("refuses none of honest parties' right guesses while one source fires wrong ones at once", async () => {
     const attacker = freshSource();
     const answers = await Promise.all([
       burst(AT_ONCE / 2, () => guess.wrong(app, scene, attacker)),
-      burst(10, () => guess.right(app, scene, freshSource())),
+      burst(10, () => guess.honest(app, scene, freshSource())),
     ]);
-    expect(failuresOf(guess, limits.window_seconds, answers[0])).toBeLessThanOrEqual(limits.failures_per_source);
+    expect(failuresOf(guess, limits.window_seconds, answers[0])).toBeLessThanOrEqual(sourceBudget(guess, limits));
     expect(tally(answers[1])).toEqual({ [guess.success]: 10 });
   });
 });
@@ -76,10 +84,11 @@ describe('a source or a target used up', () => {
     const password = guesses.find((g) => g.operationId === 'start_room')!;
     failuresOf(password, limits.window_seconds, await burst(AT_ONCE, () => password.wrong(app, scene, freshSource())));
     expectTooMany(await password.right(app, scene, freshSource()), 'start_room', limits.window_seconds);
-    // the owner is asked for no password
+    // another invitee has a budget of its own; the owner is asked for no password
+    expect((await password.honest(app, scene, freshSource())).status).toBe(200);
     expect((await startRoom(app, scene.roomId, { token: scene.owner.accessToken, source: freshSource() })).status).toBe(200);
     // every secret of another room, and the other kinds of secret of this one
-    const other = await createScene(app, scene.owner, scene.invitee);
+    const other = await createScene(app, scene.owner, scene.invitee, scene.otherInvitee);
     for (const guess of guesses) expect((await guess.right(app, other, freshSource())).status, guess.name).toBe(guess.success);
     for (const guess of withoutRoomPassword) expect((await guess.right(app, scene, freshSource())).status, guess.name).toBe(guess.success);
   });
@@ -88,7 +97,7 @@ describe('a source or a target used up', () => {
     const source = freshSource();
     const password = guesses.find((g) => g.operationId === 'start_room')!;
     for (let i = 0; i < limits.failures_per_source; i++) expect((await password.wrong(app, scene, source)).status).toBe(401);
-    const other = await createScene(app, scene.owner, scene.invitee);
+    const other = await createScene(app, scene.owner, scene.invitee, scene.otherInvitee);
     expectTooMany(await password.right(app, other, source), 'start_room', limits.window_seconds); // one client guessing many rooms
     for (const guess of withoutRoomPassword) expect((await guess.right(app, scene, source)).status, guess.name).toBe(guess.success);
   });
@@ -118,7 +127,7 @@ describe('a short window', () => {
     const sources = guesses.map(() => freshSource());
     const retryAfters = await Promise.all(
       guesses.map(async (guess, i) => {
-        for (let n = 0; n < short.failures_per_source; n++) {
+        for (let n = 0; n < sourceBudget(guess, short); n++) {
           expect((await guess.wrong(quick, scene, sources[i]!)).status, guess.name).toBe(guess.failure);
         }
         const retryAfter = expectTooMany(await guess.right(quick, scene, sources[i]!), guess.operationId, short.window_seconds);

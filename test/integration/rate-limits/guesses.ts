@@ -3,8 +3,10 @@
  * (start_room, and start_invited_room for a code's holder), invite codes in a body (start_invited_room,
  * verify_invite_code) and in `Authorization` (get_turn_servers as `Bearer <code>`, get_room_tariff and
  * get_room_event as `InviteCode <code>`), and call-in pins (start_call_in). Each guess names its
- * operation, the status of a wrong guess and of the right one, and sends either from a chosen source
- * address (the instances trust X-Forwarded-For). Answers are checked against the contract on the way.
+ * operation, the status of a wrong guess and of the right one, what its budgets are, and sends
+ * either from a chosen source address (the instances trust one proxy hop: X-Forwarded-For). Beside
+ * the guesser's right guess, each names an honest party's (`honest`), which no stranger's failures
+ * may refuse. Answers are checked against the contract on the way.
  */
 import { expect } from 'vitest';
 
@@ -23,7 +25,7 @@ import {
   startRoom,
   type Answer,
 } from '../../support/signaling.js';
-import type { TestApp, TestUser } from '../../support/test-app.js';
+import { dbOf, type TestApp, type TestUser } from '../../support/test-app.js';
 
 export const PASSWORD = 'correct-horse';
 
@@ -33,38 +35,52 @@ export const rateLimitedConfig = (rateLimits: Config['rate_limits']) => ({
   turn: { servers: [{ uris: ['turn:turn.example.org:3478?transport=udp'], shared_secret: 'a-shared-secret' }] },
 });
 
-/** The targets of one test: a room with a password, its event's invitee, an invite code, a call-in id and pin. */
+/**
+ * The targets of one test: a room with a password, two invitees of its event, two invite codes, a
+ * call-in id and pin, and another room's call-in id and pin.
+ */
 export interface Scene {
   invitee: TestUser;
+  /** Another invitee of the room: honest, and sharing no budget with `invitee`. */
+  otherInvitee: TestUser;
   owner: TestUser;
   roomId: string;
   code: string;
+  /** Another code of the room, for an honest guest. */
+  otherCode: string;
   /** A well-formed code no invite has: the target of the wrong codes. */
   unknownCode: string;
   sip: { id: string; pin: string };
+  /** Another room's call-in id and pin: dialled through the same gateway. */
+  otherSip: { id: string; pin: string };
   gateway: string;
 }
 
 let people = 0;
 /**
- * An owner and an invitee with names (and so subjects and tokens) of their own: an instance other
+ * An owner and two invitees with names (and so subjects and tokens) of their own: an instance other
  * than the one they log in on may still hold an earlier test's user behind the same token for a few
  * seconds (its per-token cache), and the database is emptied between tests.
  */
-export async function loginPair(app: TestApp): Promise<[TestUser, TestUser]> {
+export async function loginPair(app: TestApp): Promise<[TestUser, TestUser, TestUser]> {
   const n = ++people;
-  return Promise.all([app.login(`owner${n}`), app.login(`invitee${n}`)]);
+  return Promise.all([app.login(`owner${n}`), app.login(`invitee${n}`), app.login(`other${n}`)]);
 }
 
-export async function createScene(app: TestApp, owner: TestUser, invitee: TestUser): Promise<Scene> {
+export async function createScene(app: TestApp, owner: TestUser, invitee: TestUser, otherInvitee: TestUser): Promise<Scene> {
   const roomId = await insertRoom(app, owner, PASSWORD);
   await inviteToRoomEvent(app, roomId, owner, invitee);
-  const [code, sip, gateway] = await Promise.all([
+  const event = await dbOf(app).selectFrom('events').select('id').where('room_id', '=', roomId).executeTakeFirstOrThrow();
+  await dbOf(app).insertInto('event_invites').values({ event_id: event.id, invitee: otherInvitee.id, created_by: owner.id }).execute();
+  const otherRoomId = await insertRoom(app, owner, PASSWORD);
+  const [code, otherCode, sip, otherSip, gateway] = await Promise.all([
+    insertInvite(app, roomId, owner),
     insertInvite(app, roomId, owner),
     insertSipConfig(app, roomId),
+    insertSipConfig(app, otherRoomId),
     app.issuer.serviceToken(['call-in']),
   ]);
-  return { invitee, owner, roomId, code, unknownCode: crypto.randomUUID(), sip, gateway };
+  return { invitee, otherInvitee, owner, roomId, code, otherCode, unknownCode: crypto.randomUUID(), sip, otherSip, gateway };
 }
 
 export interface Guess {
@@ -77,11 +93,32 @@ export interface Guess {
   /** The status of a wrong guess (compared and counted), and of the right one. */
   failure: number;
   success: number;
-  /** Whether the right guess is at the wrong guesses' target (not so where the target is the code guessed). */
+  /**
+   * Whether its failures count per source address. A call-in pin's do not: the gateway's address is
+   * every caller's; its only budget is the call-in id's (`failures_per_target`).
+   */
+  perSource: boolean;
+  /**
+   * Whether `right` shares the wrong guesses' target budget: a room password guessed by the same
+   * account or code, a pin at the same call-in id; not so for an invite code (the target is the
+   * code guessed, and the right one is another).
+   */
   sameTarget: boolean;
+  /** A wrong guess by the guesser (the scene's invitee, a code's holder, a gateway's caller). */
   wrong(app: TestApp, scene: Scene, source: string): Promise<Answer>;
+  /** The right guess by the same guesser (the same account or code, the same call-in id). */
   right(app: TestApp, scene: Scene, source: string): Promise<Answer>;
+  /**
+   * The right guess of someone else, which nobody's failures at `wrong`'s target may refuse: another
+   * invitee of the room, a guest with another code of it, the holder of the right code, a caller of
+   * another room through the same gateway.
+   */
+  honest(app: TestApp, scene: Scene, source: string): Promise<Answer>;
 }
+
+/** How many failures of `guess` one source gets in a window. */
+export const sourceBudget = (guess: Guess, limits: Config['rate_limits']) =>
+  guess.perSource ? Math.min(limits.failures_per_source, limits.failures_per_target) : limits.failures_per_target;
 
 /** A GET with a whole `Authorization` value from `source`, checked against the contract. */
 async function get(app: TestApp, path: string, authorization: string, source: string): Promise<Answer> {
@@ -91,6 +128,7 @@ async function get(app: TestApp, path: string, authorization: string, source: st
 
 const wrongPin = (pin: string) => (pin === '0000000000' ? '1111111111' : '0000000000');
 const asInvitee = (scene: Scene, password: string, source: string) => ({ token: scene.invitee.accessToken, body: { password }, source });
+const asOtherInvitee = (scene: Scene, source: string) => ({ token: scene.otherInvitee.accessToken, body: { password: PASSWORD }, source });
 const verify = (app: TestApp, invite_code: string, source: string) => post(app, '/v1/invite/verify', { body: { invite_code }, source });
 
 export const guesses: Guess[] = [
@@ -100,9 +138,11 @@ export const guesses: Guess[] = [
     kind: 'pw',
     failure: 401,
     success: 200,
-    sameTarget: true,
+    perSource: true,
+    sameTarget: true, // the room, for this invitee
     wrong: (app, s, source) => startRoom(app, s.roomId, asInvitee(s, 'wrong', source)),
     right: (app, s, source) => startRoom(app, s.roomId, asInvitee(s, PASSWORD, source)),
+    honest: (app, s, source) => startRoom(app, s.roomId, asOtherInvitee(s, source)),
   },
   {
     name: 'invite code in the body (start_invited_room)',
@@ -110,9 +150,11 @@ export const guesses: Guess[] = [
     kind: 'invite',
     failure: 404,
     success: 200,
-    sameTarget: true, // the room
-    wrong: (app, s, source) => startInvited(app, s.roomId, { invite_code: crypto.randomUUID(), password: PASSWORD }, source),
+    perSource: true,
+    sameTarget: false, // the code guessed
+    wrong: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.unknownCode, password: PASSWORD }, source),
     right: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.code, password: PASSWORD }, source),
+    honest: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.otherCode, password: PASSWORD }, source),
   },
   {
     name: 'room password of a code holder (start_invited_room)',
@@ -121,9 +163,11 @@ export const guesses: Guess[] = [
     afterAnotherGuard: true,
     failure: 401,
     success: 200,
-    sameTarget: true,
+    perSource: true,
+    sameTarget: true, // the room, for this code
     wrong: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.code, password: 'wrong' }, source),
     right: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.code, password: PASSWORD }, source),
+    honest: (app, s, source) => startInvited(app, s.roomId, { invite_code: s.otherCode, password: PASSWORD }, source),
   },
   {
     name: 'invite code in the body (verify_invite_code)',
@@ -131,9 +175,11 @@ export const guesses: Guess[] = [
     kind: 'invite',
     failure: 404,
     success: 201,
-    sameTarget: false, // the code
+    perSource: true,
+    sameTarget: false, // the code guessed
     wrong: (app, s, source) => verify(app, s.unknownCode, source),
     right: (app, s, source) => verify(app, s.code, source),
+    honest: (app, s, source) => verify(app, s.otherCode, source),
   },
   {
     name: 'invite code as Bearer (get_turn_servers)',
@@ -141,9 +187,11 @@ export const guesses: Guess[] = [
     kind: 'invite',
     failure: 401,
     success: 200,
-    sameTarget: false,
+    perSource: true,
+    sameTarget: false, // the code guessed
     wrong: (app, s, source) => get(app, '/v1/turn', `Bearer ${s.unknownCode}`, source),
     right: (app, s, source) => get(app, '/v1/turn', `Bearer ${s.code}`, source),
+    honest: (app, s, source) => get(app, '/v1/turn', `Bearer ${s.otherCode}`, source),
   },
   {
     name: 'invite code as InviteCode (get_room_tariff)',
@@ -151,9 +199,11 @@ export const guesses: Guess[] = [
     kind: 'invite',
     failure: 401,
     success: 200,
-    sameTarget: false,
+    perSource: true,
+    sameTarget: false, // the code guessed
     wrong: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/tariff`, `InviteCode ${s.unknownCode}`, source),
     right: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/tariff`, `InviteCode ${s.code}`, source),
+    honest: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/tariff`, `InviteCode ${s.otherCode}`, source),
   },
   {
     name: 'invite code as InviteCode (get_room_event)',
@@ -161,9 +211,11 @@ export const guesses: Guess[] = [
     kind: 'invite',
     failure: 401,
     success: 200,
-    sameTarget: false,
+    perSource: true,
+    sameTarget: false, // the code guessed
     wrong: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/event`, `InviteCode ${s.unknownCode}`, source),
     right: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/event`, `InviteCode ${s.code}`, source),
+    honest: (app, s, source) => get(app, `/v1/rooms/${s.roomId}/event`, `InviteCode ${s.otherCode}`, source),
   },
   {
     name: 'call-in pin (start_call_in)',
@@ -171,9 +223,11 @@ export const guesses: Guess[] = [
     kind: 'pin',
     failure: 400,
     success: 200,
+    perSource: false,
     sameTarget: true, // the call-in id
     wrong: (app, s, source) => startCallIn(app, s.gateway, { id: s.sip.id, pin: wrongPin(s.sip.pin) }, source),
     right: (app, s, source) => startCallIn(app, s.gateway, { id: s.sip.id, pin: s.sip.pin }, source),
+    honest: (app, s, source) => startCallIn(app, s.gateway, s.otherSip, source),
   },
 ];
 

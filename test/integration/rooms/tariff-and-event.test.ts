@@ -11,7 +11,7 @@ let app: TestApp;
 let cast: RoomWithParties;
 beforeAll(async () => {
   app = await startTestApp({
-    http: { trust_proxy: true }, // each guest request from an address of its own (failed codes count per source)
+    http: { trust_proxy: 1 }, // each guest request from an address of its own (failed codes count per source)
     tariffs: {
       claim: 'plan',
       definitions: {

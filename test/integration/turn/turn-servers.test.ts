@@ -19,7 +19,7 @@ const SERVERS = [
 ];
 
 // each request from an address of its own: failed invite codes count against their source
-const app = useTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS }, http: { trust_proxy: true } });
+const app = useTestApp({ turn: { lifetime: LIFETIME, servers: SERVERS }, http: { trust_proxy: 1 } });
 let p: Parties;
 beforeEach(async () => {
   p = await parties(app);
