@@ -132,7 +132,8 @@ export interface EventsTable {
   range_end: Timestamp | null;
   is_adhoc: Generated<boolean>;
   /** The iCalendar SEQUENCE of the last notification sent; bump it with every update mail. */
-  ical_sequence: Generated<number>;  /** Whether readers of the room's event get its meeting details (invite code, call-in, stream links). */
+  ical_sequence: Generated<number>;
+  /** Whether readers of the room's event get its meeting details (invite code, call-in, stream links). */
   show_meeting_details: Generated<boolean>;
 }
 
