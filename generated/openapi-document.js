@@ -6,7 +6,7 @@ export const openapiDocument = {
     "title": "Convene API",
     "version": "1.0.0",
     "summary": "The HTTP interface of Convene, an open control plane for web conferencing.",
-    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document `spec/asyncapi.yaml`. Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
+    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-shared_folder_not_configured\"></a>`shared_folder_not_configured` | 400 | An event asks for a shared folder (`has_shared_folder: true`); this server has no shared-folder storage. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document `spec/asyncapi.yaml`. Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -326,7 +326,9 @@ export const openapiDocument = {
                     "status": "ok",
                     "invite_status": "accepted",
                     "is_favorite": true,
-                    "can_edit": true
+                    "can_edit": true,
+                    "show_meeting_details": false,
+                    "streaming_targets": []
                   },
                   {
                     "id": "3a7c9e12-5b4d-4f6e-8a1b-2c3d4e5f6a7b_20261215T090000Z",
@@ -501,7 +503,9 @@ export const openapiDocument = {
                   "status": "ok",
                   "invite_status": "accepted",
                   "is_favorite": false,
-                  "can_edit": true
+                  "can_edit": true,
+                  "show_meeting_details": false,
+                  "streaming_targets": []
                 }
               }
             }
@@ -635,7 +639,9 @@ export const openapiDocument = {
                   "status": "ok",
                   "invite_status": "accepted",
                   "is_favorite": true,
-                  "can_edit": true
+                  "can_edit": true,
+                  "show_meeting_details": false,
+                  "streaming_targets": []
                 }
               }
             }
@@ -788,7 +794,9 @@ export const openapiDocument = {
                   "status": "ok",
                   "invite_status": "accepted",
                   "is_favorite": true,
-                  "can_edit": true
+                  "can_edit": true,
+                  "show_meeting_details": false,
+                  "streaming_targets": []
                 }
               }
             }
@@ -1956,6 +1964,72 @@ export const openapiDocument = {
                     {
                       "id": "timer",
                       "features": []
+                    }
+                  ]
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/users/me/assets": {
+      "get": {
+        "operationId": "get_me_assets",
+        "tags": [
+          "assets"
+        ],
+        "summary": "List the assets of the caller's rooms.",
+        "description": "The files stored with the rooms the caller created (their metadata, with each file's room and,\nwhen the room belongs to an event, that event), newest first, page by page (`Link` header):\nwhat counts against the `max_storage` quota of the caller's tariff and what `used_storage` of\n`GET /users/me` sums up. Files of rooms the caller is only invited to are not listed. Download\nand delete a file through its room (`/rooms/{room_id}/assets/{asset_id}`).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PerPage"
+          },
+          {
+            "$ref": "#/components/parameters/Page"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the assets of the caller's rooms.",
+            "headers": {
+              "Link": {
+                "$ref": "#/components/headers/Link"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/UserAssets"
+                },
+                "example": {
+                  "owned_assets": [
+                    {
+                      "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+                      "filename": "agenda.pdf",
+                      "namespace": "uploads",
+                      "created_at": "2026-11-20T09:00:00Z",
+                      "kind": "upload",
+                      "size": 48213,
+                      "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
+                      "event_id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27"
                     }
                   ]
                 }
@@ -5482,6 +5556,23 @@ export const openapiDocument = {
           },
           "recurrence_pattern": {
             "$ref": "#/components/schemas/RecurrencePattern"
+          },
+          "show_meeting_details": {
+            "type": "boolean",
+            "default": false,
+            "description": "Whether everyone who may read the room's event (`GET /rooms/{room_id}/event`) also gets its `meeting_details` (an invite code, the call-in number, id and PIN, the streams' public URLs)."
+          },
+          "has_shared_folder": {
+            "type": "boolean",
+            "description": "Asks for a shared folder for the event's files. Convene has no shared-folder storage, so `true` is refused with 400 `shared_folder_not_configured`; `false` is accepted and changes nothing."
+          },
+          "streaming_targets": {
+            "type": "array",
+            "maxItems": 20,
+            "description": "Streaming targets to create on the event's room, each as `POST /rooms/{room_id}/streaming_targets` takes it (unknown fields such as `id` are ignored).",
+            "items": {
+              "$ref": "#/components/schemas/StreamingTargetCreate"
+            }
           }
         },
         "if": {
@@ -5591,6 +5682,22 @@ export const openapiDocument = {
           },
           "recurrence_pattern": {
             "$ref": "#/components/schemas/RecurrencePattern"
+          },
+          "show_meeting_details": {
+            "type": "boolean",
+            "description": "Whether everyone who may read the room's event also gets its `meeting_details`."
+          },
+          "has_shared_folder": {
+            "type": "boolean",
+            "description": "Convene has no shared-folder storage; `true` is refused with 400 `shared_folder_not_configured`, `false` is accepted and changes nothing."
+          },
+          "streaming_targets": {
+            "type": "array",
+            "maxItems": 20,
+            "description": "Replaces the streaming targets of the event's room as a whole (`[]` removes them all); each as `POST /rooms/{room_id}/streaming_targets` takes it.",
+            "items": {
+              "$ref": "#/components/schemas/StreamingTargetCreate"
+            }
           }
         },
         "if": {
@@ -5696,7 +5803,9 @@ export const openapiDocument = {
           "status",
           "invite_status",
           "is_favorite",
-          "can_edit"
+          "can_edit",
+          "show_meeting_details",
+          "streaming_targets"
         ],
         "properties": {
           "id": {
@@ -5786,6 +5895,17 @@ export const openapiDocument = {
           "can_edit": {
             "type": "boolean",
             "description": "Whether the caller may change the event (they created it)."
+          },
+          "show_meeting_details": {
+            "type": "boolean",
+            "description": "Whether everyone who may read the room's event (`GET /rooms/{room_id}/event`) also gets its `meeting_details`."
+          },
+          "streaming_targets": {
+            "type": "array",
+            "description": "The streaming targets of the event's room, oldest first; `streaming_key` is shown to the event's creator (the room's owner) only.",
+            "items": {
+              "$ref": "#/components/schemas/StreamingTarget"
+            }
           },
           "shared_folder": {
             "type": "object",
@@ -5955,7 +6075,18 @@ export const openapiDocument = {
           "status": "ok",
           "invite_status": "accepted",
           "is_favorite": true,
-          "can_edit": true
+          "can_edit": true,
+          "show_meeting_details": true,
+          "streaming_targets": [
+            {
+              "id": "7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42",
+              "name": "Company channel",
+              "kind": "custom",
+              "streaming_endpoint": "rtmp://live.example.org/app",
+              "streaming_key": "k3y-0f-the-stream",
+              "public_url": "https://video.example.org/company"
+            }
+          ]
         }
       },
       "EventInstance": {
@@ -6351,7 +6482,9 @@ export const openapiDocument = {
           "status": "ok",
           "invite_status": "accepted",
           "is_favorite": false,
-          "can_edit": true
+          "can_edit": true,
+          "show_meeting_details": false,
+          "streaming_targets": []
         }
       },
       "Health": {
@@ -6503,13 +6636,84 @@ export const openapiDocument = {
           },
           "is_adhoc": {
             "type": "boolean"
+          },
+          "meeting_details": {
+            "$ref": "#/components/schemas/MeetingDetails"
           }
         },
         "example": {
           "id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27",
           "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
           "title": "Weekly planning",
-          "is_adhoc": false
+          "is_adhoc": false,
+          "meeting_details": {
+            "invite_code_id": "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+            "call_in": {
+              "tel": "+49 30 1234567",
+              "id": "0123456789",
+              "password": "9876543210"
+            },
+            "streaming_links": [
+              {
+                "name": "Company channel",
+                "url": "https://video.example.org/company"
+              }
+            ]
+          }
+        }
+      },
+      "MeetingDetails": {
+        "type": "object",
+        "description": "How else to join or follow an event's meeting, for everyone who may read the room's event; present\nonly while the event's `show_meeting_details` is on. `invite_code_id` is an active, unexpired\ninvite code of the room (the oldest) and absent when there is none; `call_in` is absent without a\n`[call_in] tel` or a SIP configuration of the room.\n",
+        "additionalProperties": false,
+        "required": [
+          "streaming_links"
+        ],
+        "properties": {
+          "invite_code_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "call_in": {
+            "$ref": "#/components/schemas/CallInInfo"
+          },
+          "streaming_links": {
+            "type": "array",
+            "description": "The public URLs of the room's streaming targets, oldest first.",
+            "items": {
+              "type": "object",
+              "additionalProperties": false,
+              "required": [
+                "name",
+                "url"
+              ],
+              "properties": {
+                "name": {
+                  "type": "string",
+                  "minLength": 1,
+                  "maxLength": 255
+                },
+                "url": {
+                  "type": "string",
+                  "format": "uri"
+                }
+              }
+            }
+          }
+        },
+        "example": {
+          "invite_code_id": "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+          "call_in": {
+            "tel": "+49 30 1234567",
+            "id": "0123456789",
+            "password": "9876543210"
+          },
+          "streaming_links": [
+            {
+              "name": "Company channel",
+              "url": "https://video.example.org/company"
+            }
+          ]
         }
       },
       "BreakoutRoom": {
@@ -6867,6 +7071,98 @@ export const openapiDocument = {
           "created_at": "2026-11-20T09:00:00Z",
           "kind": "upload",
           "size": 48213
+        }
+      },
+      "UserAsset": {
+        "type": "object",
+        "description": "A file stored with one of the caller's rooms (its metadata), with the room and its event.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "filename",
+          "namespace",
+          "created_at",
+          "kind",
+          "size",
+          "room_id"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "filename": {
+            "type": "string",
+            "minLength": 1,
+            "maxLength": 255
+          },
+          "namespace": {
+            "type": "string",
+            "description": "What the file belongs to: `uploads` for uploaded files, else the producing module."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "kind": {
+            "type": "string",
+            "description": "The type of file as its producer names it; `upload` for uploaded files."
+          },
+          "size": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "The file's size in bytes."
+          },
+          "room_id": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The room the file is stored with."
+          },
+          "event_id": {
+            "type": "string",
+            "format": "uuid",
+            "description": "The event whose room it is; absent for a room without an event."
+          }
+        },
+        "example": {
+          "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+          "filename": "agenda.pdf",
+          "namespace": "uploads",
+          "created_at": "2026-11-20T09:00:00Z",
+          "kind": "upload",
+          "size": 48213,
+          "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
+          "event_id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27"
+        }
+      },
+      "UserAssets": {
+        "type": "object",
+        "description": "One page of the assets of the caller's rooms.",
+        "additionalProperties": false,
+        "required": [
+          "owned_assets"
+        ],
+        "properties": {
+          "owned_assets": {
+            "type": "array",
+            "maxItems": 100,
+            "items": {
+              "$ref": "#/components/schemas/UserAsset"
+            }
+          }
+        },
+        "example": {
+          "owned_assets": [
+            {
+              "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+              "filename": "agenda.pdf",
+              "namespace": "uploads",
+              "created_at": "2026-11-20T09:00:00Z",
+              "kind": "upload",
+              "size": 48213,
+              "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34"
+            }
+          ]
         }
       },
       "StreamingTarget": {

@@ -867,6 +867,30 @@ export interface paths {
         patch: operations["patch_me"];
         trace?: never;
     };
+    "/users/me/assets": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the assets of the caller's rooms.
+         * @description The files stored with the rooms the caller created (their metadata, with each file's room and,
+         *     when the room belongs to an event, that event), newest first, page by page (`Link` header):
+         *     what counts against the `max_storage` quota of the caller's tariff and what `used_storage` of
+         *     `GET /users/me` sums up. Files of rooms the caller is only invited to are not listed. Download
+         *     and delete a file through its room (`/rooms/{room_id}/assets/{asset_id}`).
+         */
+        get: operations["get_me_assets"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/event_favorites/{event_id}": {
         parameters: {
             query?: never;
@@ -1177,7 +1201,18 @@ export interface components {
          *       "status": "ok",
          *       "invite_status": "accepted",
          *       "is_favorite": true,
-         *       "can_edit": true
+         *       "can_edit": true,
+         *       "show_meeting_details": true,
+         *       "streaming_targets": [
+         *         {
+         *           "id": "7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42",
+         *           "name": "Company channel",
+         *           "kind": "custom",
+         *           "streaming_endpoint": "rtmp://live.example.org/app",
+         *           "streaming_key": "k3y-0f-the-stream",
+         *           "public_url": "https://video.example.org/company"
+         *         }
+         *       ]
          *     }
          */
         Event: {
@@ -1225,9 +1260,13 @@ export interface components {
                     url: string;
                 };
             };
+            /** @description Whether everyone who may read the room's event (`GET /rooms/{room_id}/event`) also gets its `meeting_details`. */
+            show_meeting_details: boolean;
             starts_at?: components["schemas"]["DateTimeTz"];
             /** @enum {string} */
             status: "ok" | "cancelled";
+            /** @description The streaming targets of the event's room, oldest first; `streaming_key` is shown to the event's creator (the room's owner) only. */
+            streaming_targets: components["schemas"]["StreamingTarget"][];
             title: string;
             /** @enum {string} */
             type: "single" | "recurring";
@@ -1263,6 +1302,8 @@ export interface components {
         EventCreate: {
             description: string;
             ends_at?: components["schemas"]["DateTimeTz"];
+            /** @description Asks for a shared folder for the event's files. Convene has no shared-folder storage, so `true` is refused with 400 `shared_folder_not_configured`; `false` is accepted and changes nothing. */
+            has_shared_folder?: boolean;
             /**
              * @description An instant meeting started from the dashboard.
              * @default false
@@ -1274,7 +1315,14 @@ export interface components {
             /** @description The password of the event's room. */
             password?: string;
             recurrence_pattern?: components["schemas"]["RecurrencePattern"];
+            /**
+             * @description Whether everyone who may read the room's event (`GET /rooms/{room_id}/event`) also gets its `meeting_details` (an invite code, the call-in number, id and PIN, the streams' public URLs).
+             * @default false
+             */
+            show_meeting_details: boolean;
             starts_at?: components["schemas"]["DateTimeTz"];
+            /** @description Streaming targets to create on the event's room, each as `POST /rooms/{room_id}/streaming_targets` takes it (unknown fields such as `id` are ignored). */
+            streaming_targets?: components["schemas"]["StreamingTargetCreate"][];
             title: string;
             /**
              * @description Whether the event's room has a waiting room.
@@ -1543,7 +1591,9 @@ export interface components {
          *       "status": "ok",
          *       "invite_status": "accepted",
          *       "is_favorite": false,
-         *       "can_edit": true
+         *       "can_edit": true,
+         *       "show_meeting_details": false,
+         *       "streaming_targets": []
          *     }
          */
         EventListItem: components["schemas"]["Event"] | components["schemas"]["EventException"];
@@ -1557,13 +1607,19 @@ export interface components {
         EventPatch: {
             description?: string;
             ends_at?: components["schemas"]["DateTimeTz"];
+            /** @description Convene has no shared-folder storage; `true` is refused with 400 `shared_folder_not_configured`, `false` is accepted and changes nothing. */
+            has_shared_folder?: boolean;
             is_adhoc?: boolean;
             is_all_day?: boolean;
             is_time_independent?: boolean;
             /** @description The password of the event's room. */
             password?: string;
             recurrence_pattern?: components["schemas"]["RecurrencePattern"];
+            /** @description Whether everyone who may read the room's event also gets its `meeting_details`. */
+            show_meeting_details?: boolean;
             starts_at?: components["schemas"]["DateTimeTz"];
+            /** @description Replaces the streaming targets of the event's room as a whole (`[]` removes them all); each as `POST /rooms/{room_id}/streaming_targets` takes it. */
+            streaming_targets?: components["schemas"]["StreamingTargetCreate"][];
             title?: string;
             waiting_room?: boolean;
         };
@@ -1698,6 +1754,37 @@ export interface components {
         LoginResult: {
             /** @description The user's permissions (none are defined yet, so this is empty). */
             permissions: string[];
+        };
+        /**
+         * @description How else to join or follow an event's meeting, for everyone who may read the room's event; present
+         *     only while the event's `show_meeting_details` is on. `invite_code_id` is an active, unexpired
+         *     invite code of the room (the oldest) and absent when there is none; `call_in` is absent without a
+         *     `[call_in] tel` or a SIP configuration of the room.
+         * @example {
+         *       "invite_code_id": "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+         *       "call_in": {
+         *         "tel": "+49 30 1234567",
+         *         "id": "0123456789",
+         *         "password": "9876543210"
+         *       },
+         *       "streaming_links": [
+         *         {
+         *           "name": "Company channel",
+         *           "url": "https://video.example.org/company"
+         *         }
+         *       ]
+         *     }
+         */
+        MeetingDetails: {
+            call_in?: components["schemas"]["CallInInfo"];
+            /** Format: uuid */
+            invite_code_id?: string;
+            /** @description The public URLs of the room's streaming targets, oldest first. */
+            streaming_links: {
+                name: string;
+                /** Format: uri */
+                url: string;
+            }[];
         };
         /**
          * @description The identity provider users log in with.
@@ -1872,7 +1959,21 @@ export interface components {
          *       "id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27",
          *       "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
          *       "title": "Weekly planning",
-         *       "is_adhoc": false
+         *       "is_adhoc": false,
+         *       "meeting_details": {
+         *         "invite_code_id": "5e0c1a2b-3c4d-4e5f-8a6b-7c8d9e0f1a2b",
+         *         "call_in": {
+         *           "tel": "+49 30 1234567",
+         *           "id": "0123456789",
+         *           "password": "9876543210"
+         *         },
+         *         "streaming_links": [
+         *           {
+         *             "name": "Company channel",
+         *             "url": "https://video.example.org/company"
+         *           }
+         *         ]
+         *       }
          *     }
          */
         RoomEventInfo: {
@@ -1882,6 +1983,7 @@ export interface components {
              */
             id: string;
             is_adhoc: boolean;
+            meeting_details?: components["schemas"]["MeetingDetails"];
             /** Format: uuid */
             room_id: string;
             title: string;
@@ -2230,6 +2332,61 @@ export interface components {
             /** @constant */
             kind: "unregistered";
             lastname: string;
+        };
+        /**
+         * @description A file stored with one of the caller's rooms (its metadata), with the room and its event.
+         * @example {
+         *       "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+         *       "filename": "agenda.pdf",
+         *       "namespace": "uploads",
+         *       "created_at": "2026-11-20T09:00:00Z",
+         *       "kind": "upload",
+         *       "size": 48213,
+         *       "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
+         *       "event_id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27"
+         *     }
+         */
+        UserAsset: {
+            /** Format: date-time */
+            created_at: string;
+            /**
+             * Format: uuid
+             * @description The event whose room it is; absent for a room without an event.
+             */
+            event_id?: string;
+            filename: string;
+            /** Format: uuid */
+            id: string;
+            /** @description The type of file as its producer names it; `upload` for uploaded files. */
+            kind: string;
+            /** @description What the file belongs to: `uploads` for uploaded files, else the producing module. */
+            namespace: string;
+            /**
+             * Format: uuid
+             * @description The room the file is stored with.
+             */
+            room_id: string;
+            /** @description The file's size in bytes. */
+            size: number;
+        };
+        /**
+         * @description One page of the assets of the caller's rooms.
+         * @example {
+         *       "owned_assets": [
+         *         {
+         *           "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+         *           "filename": "agenda.pdf",
+         *           "namespace": "uploads",
+         *           "created_at": "2026-11-20T09:00:00Z",
+         *           "kind": "upload",
+         *           "size": 48213,
+         *           "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34"
+         *         }
+         *       ]
+         *     }
+         */
+        UserAssets: {
+            owned_assets: components["schemas"]["UserAsset"][];
         };
         /**
          * @description Invite a registered user.
@@ -2688,7 +2845,9 @@ export interface operations {
                      *         "status": "ok",
                      *         "invite_status": "accepted",
                      *         "is_favorite": true,
-                     *         "can_edit": true
+                     *         "can_edit": true,
+                     *         "show_meeting_details": false,
+                     *         "streaming_targets": []
                      *       },
                      *       {
                      *         "id": "3a7c9e12-5b4d-4f6e-8a1b-2c3d4e5f6a7b_20261215T090000Z",
@@ -2846,7 +3005,9 @@ export interface operations {
                      *       "status": "ok",
                      *       "invite_status": "accepted",
                      *       "is_favorite": false,
-                     *       "can_edit": true
+                     *       "can_edit": true,
+                     *       "show_meeting_details": false,
+                     *       "streaming_targets": []
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
@@ -2961,7 +3122,9 @@ export interface operations {
                      *       "status": "ok",
                      *       "invite_status": "accepted",
                      *       "is_favorite": true,
-                     *       "can_edit": true
+                     *       "can_edit": true,
+                     *       "show_meeting_details": false,
+                     *       "streaming_targets": []
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
@@ -3123,7 +3286,9 @@ export interface operations {
                      *       "status": "ok",
                      *       "invite_status": "accepted",
                      *       "is_favorite": true,
-                     *       "can_edit": true
+                     *       "can_edit": true,
+                     *       "show_meeting_details": false,
+                     *       "streaming_targets": []
                      *     }
                      */
                     "application/json": components["schemas"]["Event"];
@@ -5362,6 +5527,52 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_me_assets: {
+        parameters: {
+            query?: {
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items a page holds. */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the assets of the caller's rooms. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "owned_assets": [
+                     *         {
+                     *           "id": "1d4f6b8a-9e2c-4a73-8b5d-0f2e4c6a8b91",
+                     *           "filename": "agenda.pdf",
+                     *           "namespace": "uploads",
+                     *           "created_at": "2026-11-20T09:00:00Z",
+                     *           "kind": "upload",
+                     *           "size": 48213,
+                     *           "room_id": "9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34",
+                     *           "event_id": "3a7c5e91-2d4b-4f86-b0e2-8c1a9d3f5b27"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["UserAssets"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };

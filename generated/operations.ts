@@ -132,6 +132,11 @@ export const operations = {
     "path": "/users/me",
     "tag": "users"
   },
+  "get_me_assets": {
+    "method": "get",
+    "path": "/users/me/assets",
+    "tag": "assets"
+  },
   "get_my_tariff": {
     "method": "get",
     "path": "/users/me/tariff",
@@ -283,7 +288,7 @@ export type OperationId = keyof typeof operations;
 
 /** The operationIds of each tag: handlers are grouped per tag (src/http/handlers/<tag>.ts). */
 export interface OperationsByTag {
-  assets: 'create_room_asset' | 'delete_room_asset' | 'get_room_asset' | 'get_room_assets';
+  assets: 'create_room_asset' | 'delete_room_asset' | 'get_me_assets' | 'get_room_asset' | 'get_room_assets';
   auth: 'get_login_provider' | 'login';
   event_invites: 'accept_event_invite' | 'create_event_invite' | 'decline_event_invite' | 'delete_email_event_invite' | 'delete_event_invite' | 'get_event_invites' | 'update_event_invite';
   events: 'add_event_to_favorites' | 'create_event' | 'delete_event' | 'get_event' | 'get_event_instance' | 'get_event_instances' | 'get_events' | 'patch_event' | 'patch_event_instance' | 'remove_event_from_favorites';

@@ -446,11 +446,12 @@ export interface components {
             /** @description The HTTP status, as a string. */
             status: string;
         };
-        /** @description The event the room belongs to. */
+        /** @description The event the room belongs to, as `GET /v1/rooms/{room_id}/event` answers it: `meeting_details` only while the event's `show_meeting_details` is on, the same for every participant. */
         EventInfo: {
             /** Format: uuid */
             id: string;
             is_adhoc: boolean;
+            meeting_details?: components["schemas"]["MeetingDetails"];
             /** Format: uuid */
             room_id: string;
             title: string;
@@ -460,6 +461,22 @@ export interface components {
          * @enum {string}
          */
         KickScope: "guests" | "users_and_guests" | "all";
+        /** @description How else to join or follow the meeting: an active, unexpired invite code of the room (the oldest; absent when there is none), the call-in number, id and PIN (absent without a `[call_in] tel` or a SIP configuration of the room), and the streams' public URLs. */
+        MeetingDetails: {
+            call_in?: {
+                id: string;
+                password: string;
+                tel: string;
+                uri?: string;
+            };
+            /** Format: uuid */
+            invite_code_id?: string;
+            streaming_links: {
+                name: string;
+                /** Format: uri */
+                url: string;
+            }[];
+        };
         "moderation.accept": {
             /** @constant */
             namespace: "moderation";
@@ -902,6 +919,7 @@ export type ControlErrorDetails = components['schemas']['ControlErrorDetails'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type EventInfo = components['schemas']['EventInfo'];
 export type KickScope = components['schemas']['KickScope'];
+export type MeetingDetails = components['schemas']['MeetingDetails'];
 export type ModerationJoinData = components['schemas']['ModerationJoinData'];
 export type Participant = components['schemas']['Participant'];
 export type ParticipantControl = components['schemas']['ParticipantControl'];

@@ -2909,7 +2909,271 @@ validate59.errors = vErrors;
 return errors === 0;
 }
 
-const schema32 = {"type":"object","description":"The event the room belongs to.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"}}};
+const schema32 = {"type":"object","description":"The event the room belongs to, as `GET /v1/rooms/{room_id}/event` answers it: `meeting_details` only while the event's `show_meeting_details` is on, the same for every participant.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"},"meeting_details":{"$ref":"#/components/schemas/MeetingDetails"}}};
+const schema33 = {"type":"object","description":"How else to join or follow the meeting: an active, unexpired invite code of the room (the oldest; absent when there is none), the call-in number, id and PIN (absent without a `[call_in] tel` or a SIP configuration of the room), and the streams' public URLs.","additionalProperties":false,"required":["streaming_links"],"properties":{"invite_code_id":{"type":"string","format":"uuid"},"call_in":{"type":"object","additionalProperties":false,"required":["tel","id","password"],"properties":{"tel":{"type":"string"},"uri":{"type":"string"},"id":{"type":"string","pattern":"^[0-9]{1,10}$"},"password":{"type":"string","pattern":"^[0-9]{1,10}$"}}},"streaming_links":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"url":{"type":"string","format":"uri"}}}}}};
+const formats32 = require("ajv-formats/dist/formats").fullFormats.uri;
+const pattern1 = new RegExp("^[0-9]{1,10}$", "u");
+
+function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.streaming_links === undefined) && (missing0 = "streaming_links")){
+validate64.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "invite_code_id") || (key0 === "call_in")) || (key0 === "streaming_links"))){
+validate64.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.invite_code_id !== undefined){
+let data0 = data.invite_code_id;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats2.test(data0))){
+validate64.errors = [{instancePath:instancePath+"/invite_code_id",schemaPath:"#/properties/invite_code_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/invite_code_id",schemaPath:"#/properties/invite_code_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.call_in !== undefined){
+let data1 = data.call_in;
+const _errs4 = errors;
+if(errors === _errs4){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.tel === undefined) && (missing1 = "tel")) || ((data1.id === undefined) && (missing1 = "id"))) || ((data1.password === undefined) && (missing1 = "password"))){
+validate64.errors = [{instancePath:instancePath+"/call_in",schemaPath:"#/properties/call_in/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs6 = errors;
+for(const key1 in data1){
+if(!((((key1 === "tel") || (key1 === "uri")) || (key1 === "id")) || (key1 === "password"))){
+validate64.errors = [{instancePath:instancePath+"/call_in",schemaPath:"#/properties/call_in/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs6 === errors){
+if(data1.tel !== undefined){
+const _errs7 = errors;
+if(typeof data1.tel !== "string"){
+validate64.errors = [{instancePath:instancePath+"/call_in/tel",schemaPath:"#/properties/call_in/properties/tel/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.uri !== undefined){
+const _errs9 = errors;
+if(typeof data1.uri !== "string"){
+validate64.errors = [{instancePath:instancePath+"/call_in/uri",schemaPath:"#/properties/call_in/properties/uri/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.id !== undefined){
+let data4 = data1.id;
+const _errs11 = errors;
+if(errors === _errs11){
+if(typeof data4 === "string"){
+if(!pattern1.test(data4)){
+validate64.errors = [{instancePath:instancePath+"/call_in/id",schemaPath:"#/properties/call_in/properties/id/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,10}$"},message:"must match pattern \""+"^[0-9]{1,10}$"+"\""}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/call_in/id",schemaPath:"#/properties/call_in/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs11 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.password !== undefined){
+let data5 = data1.password;
+const _errs13 = errors;
+if(errors === _errs13){
+if(typeof data5 === "string"){
+if(!pattern1.test(data5)){
+validate64.errors = [{instancePath:instancePath+"/call_in/password",schemaPath:"#/properties/call_in/properties/password/pattern",keyword:"pattern",params:{pattern: "^[0-9]{1,10}$"},message:"must match pattern \""+"^[0-9]{1,10}$"+"\""}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/call_in/password",schemaPath:"#/properties/call_in/properties/password/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/call_in",schemaPath:"#/properties/call_in/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.streaming_links !== undefined){
+let data6 = data.streaming_links;
+const _errs15 = errors;
+if(errors === _errs15){
+if(Array.isArray(data6)){
+var valid2 = true;
+const len0 = data6.length;
+for(let i0=0; i0<len0; i0++){
+let data7 = data6[i0];
+const _errs17 = errors;
+if(errors === _errs17){
+if(data7 && typeof data7 == "object" && !Array.isArray(data7)){
+let missing2;
+if(((data7.name === undefined) && (missing2 = "name")) || ((data7.url === undefined) && (missing2 = "url"))){
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0,schemaPath:"#/properties/streaming_links/items/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs19 = errors;
+for(const key2 in data7){
+if(!((key2 === "name") || (key2 === "url"))){
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0,schemaPath:"#/properties/streaming_links/items/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs19 === errors){
+if(data7.name !== undefined){
+let data8 = data7.name;
+const _errs20 = errors;
+if(errors === _errs20){
+if(typeof data8 === "string"){
+if(func2(data8) > 255){
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0+"/name",schemaPath:"#/properties/streaming_links/items/properties/name/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+return false;
+}
+else {
+if(func2(data8) < 1){
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0+"/name",schemaPath:"#/properties/streaming_links/items/properties/name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0+"/name",schemaPath:"#/properties/streaming_links/items/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid3 = _errs20 === errors;
+}
+else {
+var valid3 = true;
+}
+if(valid3){
+if(data7.url !== undefined){
+let data9 = data7.url;
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data9 === "string"){
+if(!(formats32(data9))){
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0+"/url",schemaPath:"#/properties/streaming_links/items/properties/url/format",keyword:"format",params:{format: "uri"},message:"must match format \""+"uri"+"\""}];
+return false;
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0+"/url",schemaPath:"#/properties/streaming_links/items/properties/url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid3 = _errs22 === errors;
+}
+else {
+var valid3 = true;
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/streaming_links/" + i0,schemaPath:"#/properties/streaming_links/items/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid2 = _errs17 === errors;
+if(!valid2){
+break;
+}
+}
+}
+else {
+validate64.errors = [{instancePath:instancePath+"/streaming_links",schemaPath:"#/properties/streaming_links/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs15 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate64.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate64.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate63(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2924,7 +3188,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!((((key0 === "id") || (key0 === "room_id")) || (key0 === "title")) || (key0 === "is_adhoc"))){
+if(!(((((key0 === "id") || (key0 === "room_id")) || (key0 === "title")) || (key0 === "is_adhoc")) || (key0 === "meeting_details"))){
 validate63.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3009,6 +3273,19 @@ var valid0 = _errs8 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.meeting_details !== undefined){
+const _errs10 = errors;
+if(!(validate64(data.meeting_details, {instancePath:instancePath+"/meeting_details",parentData:data,parentDataProperty:"meeting_details",rootData}))){
+vErrors = vErrors === null ? validate64.errors : vErrors.concat(validate64.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs10 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3024,25 +3301,25 @@ validate63.errors = vErrors;
 return errors === 0;
 }
 
-const schema33 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
-const schema34 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
+const schema34 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
+const schema35 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
 const func5 = Object.prototype.hasOwnProperty;
 
-function validate66(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate68(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((((((((data.display_name === undefined) && (missing0 = "display_name")) || ((data.role === undefined) && (missing0 = "role"))) || ((data.participation_kind === undefined) && (missing0 = "participation_kind"))) || ((data.hand_is_up === undefined) && (missing0 = "hand_is_up"))) || ((data.joined_at === undefined) && (missing0 = "joined_at"))) || ((data.left_at === undefined) && (missing0 = "left_at"))) || ((data.hand_updated_at === undefined) && (missing0 = "hand_updated_at"))) || ((data.is_room_owner === undefined) && (missing0 = "is_room_owner"))){
-validate66.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate68.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(func5.call(schema34.properties, key0))){
-validate66.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+if(!(func5.call(schema35.properties, key0))){
+validate68.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3054,18 +3331,18 @@ const _errs2 = errors;
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(func2(data0) > 100){
-validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+validate68.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
 return false;
 }
 else {
 if(func2(data0) < 1){
-validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate68.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate68.errors = [{instancePath:instancePath+"/display_name",schemaPath:"#/properties/display_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3090,7 +3367,7 @@ if(valid0){
 if(data.avatar_url !== undefined){
 const _errs5 = errors;
 if(typeof data.avatar_url !== "string"){
-validate66.errors = [{instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate68.errors = [{instancePath:instancePath+"/avatar_url",schemaPath:"#/properties/avatar_url/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs5 === errors;
@@ -3103,11 +3380,11 @@ if(data.participation_kind !== undefined){
 let data3 = data.participation_kind;
 const _errs7 = errors;
 if(typeof data3 !== "string"){
-validate66.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate68.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((((data3 === "user") || (data3 === "guest")) || (data3 === "sip")) || (data3 === "recorder"))){
-validate66.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/enum",keyword:"enum",params:{allowedValues: schema34.properties.participation_kind.enum},message:"must be equal to one of the allowed values"}];
+validate68.errors = [{instancePath:instancePath+"/participation_kind",schemaPath:"#/properties/participation_kind/enum",keyword:"enum",params:{allowedValues: schema35.properties.participation_kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid0 = _errs7 === errors;
@@ -3119,7 +3396,7 @@ if(valid0){
 if(data.hand_is_up !== undefined){
 const _errs9 = errors;
 if(typeof data.hand_is_up !== "boolean"){
-validate66.errors = [{instancePath:instancePath+"/hand_is_up",schemaPath:"#/properties/hand_is_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate68.errors = [{instancePath:instancePath+"/hand_is_up",schemaPath:"#/properties/hand_is_up/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs9 === errors;
@@ -3135,12 +3412,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats0.validate(data5))){
-validate66.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate68.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate68.errors = [{instancePath:instancePath+"/joined_at",schemaPath:"#/properties/joined_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3155,14 +3432,14 @@ if(data.left_at !== undefined){
 let data6 = data.left_at;
 const _errs13 = errors;
 if((typeof data6 !== "string") && (data6 !== null)){
-validate66.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/type",keyword:"type",params:{type: schema34.properties.left_at.type},message:"must be string,null"}];
+validate68.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/type",keyword:"type",params:{type: schema35.properties.left_at.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-validate66.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate68.errors = [{instancePath:instancePath+"/left_at",schemaPath:"#/properties/left_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -3181,12 +3458,12 @@ if(errors === _errs15){
 if(errors === _errs15){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate66.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate68.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate66.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate68.errors = [{instancePath:instancePath+"/hand_updated_at",schemaPath:"#/properties/hand_updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3200,7 +3477,7 @@ if(valid0){
 if(data.is_room_owner !== undefined){
 const _errs17 = errors;
 if(typeof data.is_room_owner !== "boolean"){
-validate66.errors = [{instancePath:instancePath+"/is_room_owner",schemaPath:"#/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate68.errors = [{instancePath:instancePath+"/is_room_owner",schemaPath:"#/properties/is_room_owner/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs17 === errors;
@@ -3220,31 +3497,31 @@ var valid0 = true;
 }
 }
 else {
-validate66.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate68.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate66.errors = vErrors;
+validate68.errors = vErrors;
 return errors === 0;
 }
 
-const schema35 = {"type":"object","description":"A participant's ready status; present while a timer with a ready check is running.","additionalProperties":false,"required":["ready_status"],"properties":{"ready_status":{"type":"boolean"}}};
+const schema36 = {"type":"object","description":"A participant's ready status; present while a timer with a ready check is running.","additionalProperties":false,"required":["ready_status"],"properties":{"ready_status":{"type":"boolean"}}};
 
-function validate69(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate71(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.ready_status === undefined) && (missing0 = "ready_status")){
-validate69.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate71.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(key0 === "ready_status")){
-validate69.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate71.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3252,7 +3529,7 @@ break;
 if(_errs1 === errors){
 if(data.ready_status !== undefined){
 if(typeof data.ready_status !== "boolean"){
-validate69.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate71.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 }
@@ -3260,30 +3537,30 @@ return false;
 }
 }
 else {
-validate69.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate71.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate69.errors = vErrors;
+validate71.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate65(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.id === undefined) && (missing0 = "id")) || ((data.control === undefined) && (missing0 = "control"))){
-validate65.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate67.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "id") || (key0 === "control")) || (key0 === "timer"))){
-validate65.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3296,12 +3573,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate65.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate67.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3314,8 +3591,8 @@ var valid0 = true;
 if(valid0){
 if(data.control !== undefined){
 const _errs4 = errors;
-if(!(validate66(data.control, {instancePath:instancePath+"/control",parentData:data,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate68(data.control, {instancePath:instancePath+"/control",parentData:data,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs4 === errors;
@@ -3326,8 +3603,8 @@ var valid0 = true;
 if(valid0){
 if(data.timer !== undefined){
 const _errs5 = errors;
-if(!(validate69(data.timer, {instancePath:instancePath+"/timer",parentData:data,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data.timer, {instancePath:instancePath+"/timer",parentData:data,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid0 = _errs5 === errors;
@@ -3341,57 +3618,57 @@ var valid0 = true;
 }
 }
 else {
-validate65.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate67.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate65.errors = vErrors;
+validate67.errors = vErrors;
 return errors === 0;
 }
 
-const schema36 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
-const schema37 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
+const schema37 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
+const schema38 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
 
-function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(!(formats2.test(data))){
-validate73.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate75.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-validate73.errors = vErrors;
-return errors === 0;
-}
-
-const schema38 = {"type":"string","enum":["countdown","stopwatch"]};
-
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
 validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!((data === "countdown") || (data === "stopwatch"))){
-validate75.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema38.enum},message:"must be equal to one of the allowed values"}];
-return false;
+}
 }
 validate75.errors = vErrors;
 return errors === 0;
 }
 
+const schema39 = {"type":"string","enum":["countdown","stopwatch"]};
 
-function validate72(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "countdown") || (data === "stopwatch"))){
+validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate77.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -3440,7 +3717,7 @@ const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.ends_at === undefined) && (missing1 = "ends_at")){
-validate72.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate74.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 }
@@ -3467,7 +3744,7 @@ errors++;
 }
 var valid2 = _errs7 === errors;
 if(valid2){
-validate72.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate74.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -3494,21 +3771,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((data.timer_id === undefined) && (missing3 = "timer_id")) || ((data.kind === undefined) && (missing3 = "kind"))) || ((data.started_at === undefined) && (missing3 = "started_at"))) || ((data.ready_check_enabled === undefined) && (missing3 = "ready_check_enabled"))){
-validate72.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "timer_id") || (key0 === "kind")) || (key0 === "started_at")) || (key0 === "ends_at")) || (key0 === "title")) || (key0 === "style")) || (key0 === "ready_check_enabled")) || (key0 === "ready_status"))){
-validate72.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3516,8 +3793,8 @@ break;
 if(_errs8 === errors){
 if(data.timer_id !== undefined){
 const _errs9 = errors;
-if(!(validate73(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs9 === errors;
@@ -3528,8 +3805,8 @@ var valid3 = true;
 if(valid3){
 if(data.kind !== undefined){
 const _errs10 = errors;
-if(!(validate75(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs10 === errors;
@@ -3545,12 +3822,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!(formats0.validate(data3))){
-validate72.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate74.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3568,12 +3845,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats0.validate(data4))){
-validate72.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate74.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3590,12 +3867,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
 if(func2(data5) > 255){
-validate72.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate74.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3611,12 +3888,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
 if(func2(data6) > 64){
-validate72.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate74.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate72.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate74.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3629,7 +3906,7 @@ if(valid3){
 if(data.ready_check_enabled !== undefined){
 const _errs19 = errors;
 if(typeof data.ready_check_enabled !== "boolean"){
-validate72.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate74.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -3641,7 +3918,7 @@ if(valid3){
 if(data.ready_status !== undefined){
 const _errs21 = errors;
 if(typeof data.ready_status !== "boolean"){
-validate72.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate74.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -3660,31 +3937,31 @@ var valid3 = true;
 }
 }
 else {
-validate72.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate72.errors = vErrors;
+validate74.errors = vErrors;
 return errors === 0;
 }
 
-const schema39 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
+const schema40 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
 
-function validate78(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.raise_hands_enabled === undefined) && (missing0 = "raise_hands_enabled")){
-validate78.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "raise_hands_enabled") || (key0 === "waiting_room_enabled")) || (key0 === "waiting_room_participants"))){
-validate78.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3692,7 +3969,7 @@ break;
 if(_errs1 === errors){
 let missing1;
 if(data.waiting_room_enabled !== undefined && ((data.waiting_room_participants === undefined) && (missing1 = "waiting_room_participants"))){
-validate78.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_enabled",
+validate80.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_enabled",
     missingProperty: missing1,
     depsCount: 1,
     deps: "waiting_room_participants"},message:"must have property waiting_room_participants when property waiting_room_enabled is present"}];
@@ -3700,7 +3977,7 @@ return false;
 }
 else {
 if(data.waiting_room_participants !== undefined && ((data.waiting_room_enabled === undefined) && (missing1 = "waiting_room_enabled"))){
-validate78.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_participants",
+validate80.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_participants",
     missingProperty: missing1,
     depsCount: 1,
     deps: "waiting_room_enabled"},message:"must have property waiting_room_enabled when property waiting_room_participants is present"}];
@@ -3710,7 +3987,7 @@ else {
 if(data.raise_hands_enabled !== undefined){
 const _errs2 = errors;
 if(typeof data.raise_hands_enabled !== "boolean"){
-validate78.errors = [{instancePath:instancePath+"/raise_hands_enabled",schemaPath:"#/properties/raise_hands_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate80.errors = [{instancePath:instancePath+"/raise_hands_enabled",schemaPath:"#/properties/raise_hands_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs2 === errors;
@@ -3722,7 +3999,7 @@ if(valid1){
 if(data.waiting_room_enabled !== undefined){
 const _errs4 = errors;
 if(typeof data.waiting_room_enabled !== "boolean"){
-validate78.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate80.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -3740,8 +4017,8 @@ var valid2 = true;
 const len0 = data2.length;
 for(let i0=0; i0<len0; i0++){
 const _errs8 = errors;
-if(!(validate65(data2[i0], {instancePath:instancePath+"/waiting_room_participants/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate67(data2[i0], {instancePath:instancePath+"/waiting_room_participants/" + i0,parentData:data2,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs8 === errors;
@@ -3751,7 +4028,7 @@ break;
 }
 }
 else {
-validate78.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate80.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -3768,18 +4045,18 @@ var valid1 = true;
 }
 }
 else {
-validate78.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate78.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-const schema40 = {"type":"object","description":"Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there; a user has at most 100 groups), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.","additionalProperties":false,"required":["enabled","room_history","groups_history","private_history","last_seen_timestamp_global","last_seen_timestamps_group","last_seen_timestamps_private"],"properties":{"enabled":{"type":"boolean"},"room_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}},"groups_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatGroupHistory"}},"private_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatPrivateHistory"}},"last_seen_timestamp_global":{"type":["string","null"],"format":"date-time"},"last_seen_timestamps_group":{"type":"object","description":"Group → timestamp.","additionalProperties":{"type":"string","format":"date-time"}},"last_seen_timestamps_private":{"type":"object","description":"Participant id → timestamp.","propertyNames":{"type":"string","format":"uuid"},"additionalProperties":{"type":"string","format":"date-time"}}},"examples":[{"enabled":true,"room_history":[{"id":"5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello all!","scope":"global","timestamp":"2026-05-04T09:29:10.000Z"}],"groups_history":[{"name":"/Convene/Backend","history":[{"id":"8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello backend!","scope":"group","target":"/Convene/Backend","timestamp":"2026-05-04T09:29:20.000Z"}]}],"private_history":[{"correspondent":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","history":[{"id":"0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello Bob!","scope":"private","target":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-05-04T09:29:30.000Z"}]}],"last_seen_timestamp_global":"2026-05-04T09:29:15.000Z","last_seen_timestamps_group":{"/Convene/Backend":"2026-05-04T09:29:25.000Z"},"last_seen_timestamps_private":{}}]};
-const schema41 = {"type":"object","description":"A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it.","additionalProperties":false,"required":["id","source","content","scope","timestamp"],"properties":{"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."},"timestamp":{"type":"string","format":"date-time"}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}};
+const schema41 = {"type":"object","description":"Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there; a user has at most 100 groups), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.","additionalProperties":false,"required":["enabled","room_history","groups_history","private_history","last_seen_timestamp_global","last_seen_timestamps_group","last_seen_timestamps_private"],"properties":{"enabled":{"type":"boolean"},"room_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}},"groups_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatGroupHistory"}},"private_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatPrivateHistory"}},"last_seen_timestamp_global":{"type":["string","null"],"format":"date-time"},"last_seen_timestamps_group":{"type":"object","description":"Group → timestamp.","additionalProperties":{"type":"string","format":"date-time"}},"last_seen_timestamps_private":{"type":"object","description":"Participant id → timestamp.","propertyNames":{"type":"string","format":"uuid"},"additionalProperties":{"type":"string","format":"date-time"}}},"examples":[{"enabled":true,"room_history":[{"id":"5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello all!","scope":"global","timestamp":"2026-05-04T09:29:10.000Z"}],"groups_history":[{"name":"/Convene/Backend","history":[{"id":"8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello backend!","scope":"group","target":"/Convene/Backend","timestamp":"2026-05-04T09:29:20.000Z"}]}],"private_history":[{"correspondent":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","history":[{"id":"0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello Bob!","scope":"private","target":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-05-04T09:29:30.000Z"}]}],"last_seen_timestamp_global":"2026-05-04T09:29:15.000Z","last_seen_timestamps_group":{"/Convene/Backend":"2026-05-04T09:29:25.000Z"},"last_seen_timestamps_private":{}}]};
+const schema42 = {"type":"object","description":"A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it.","additionalProperties":false,"required":["id","source","content","scope","timestamp"],"properties":{"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."},"timestamp":{"type":"string","format":"date-time"}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}};
 
-function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -3842,7 +4119,7 @@ errors++;
 }
 var valid2 = _errs6 === errors;
 if(valid2){
-validate82.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate84.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -3865,7 +4142,7 @@ const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.target === undefined) && (missing2 = "target")){
-validate82.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -3882,21 +4159,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((((data.id === undefined) && (missing3 = "id")) || ((data.source === undefined) && (missing3 = "source"))) || ((data.content === undefined) && (missing3 = "content"))) || ((data.scope === undefined) && (missing3 = "scope"))) || ((data.timestamp === undefined) && (missing3 = "timestamp"))){
-validate82.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "source")) || (key0 === "content")) || (key0 === "scope")) || (key0 === "target")) || (key0 === "timestamp"))){
-validate82.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3909,12 +4186,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data1 === "string"){
 if(!(formats2.test(data1))){
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3932,12 +4209,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(!(formats2.test(data2))){
-validate82.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3954,18 +4231,18 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data3 === "string"){
 if(func2(data3) > 4096){
-validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data3) < 1){
-validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3990,7 +4267,7 @@ if(valid3){
 if(data.target !== undefined){
 const _errs16 = errors;
 if(typeof data.target !== "string"){
-validate82.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -4006,12 +4283,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-validate82.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate84.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate82.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate84.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4030,31 +4307,31 @@ var valid3 = true;
 }
 }
 else {
-validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate82.errors = vErrors;
+validate84.errors = vErrors;
 return errors === 0;
 }
 
-const schema42 = {"type":"object","description":"One group's messages, oldest first (at most the last 100).","additionalProperties":false,"required":["name","history"],"properties":{"name":{"type":"string","description":"The group."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+const schema43 = {"type":"object","description":"One group's messages, oldest first (at most the last 100).","additionalProperties":false,"required":["name","history"],"properties":{"name":{"type":"string","description":"The group."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
 
-function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.history === undefined) && (missing0 = "history"))){
-validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "name") || (key0 === "history"))){
-validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4063,7 +4340,7 @@ if(_errs1 === errors){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate85.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate87.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4078,7 +4355,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate85.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate87.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4086,8 +4363,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate82(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4098,7 +4375,7 @@ break;
 }
 }
 else {
-validate85.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate87.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4112,31 +4389,31 @@ var valid0 = true;
 }
 }
 else {
-validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate85.errors = vErrors;
+validate87.errors = vErrors;
 return errors === 0;
 }
 
-const schema43 = {"type":"object","description":"The messages between the joining participant and one other, oldest first (at most the last 100).","additionalProperties":false,"required":["correspondent","history"],"properties":{"correspondent":{"type":"string","format":"uuid","description":"The other participant's id."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+const schema44 = {"type":"object","description":"The messages between the joining participant and one other, oldest first (at most the last 100).","additionalProperties":false,"required":["correspondent","history"],"properties":{"correspondent":{"type":"string","format":"uuid","description":"The other participant's id."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
 
-function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.correspondent === undefined) && (missing0 = "correspondent")) || ((data.history === undefined) && (missing0 = "history"))){
-validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "correspondent") || (key0 === "history"))){
-validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4149,12 +4426,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate88.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate90.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate90.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4171,7 +4448,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate88.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate90.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4179,8 +4456,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate82(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4191,7 +4468,7 @@ break;
 }
 }
 else {
-validate88.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate90.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4205,30 +4482,30 @@ var valid0 = true;
 }
 }
 else {
-validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate88.errors = vErrors;
+validate90.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate81(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.room_history === undefined) && (missing0 = "room_history"))) || ((data.groups_history === undefined) && (missing0 = "groups_history"))) || ((data.private_history === undefined) && (missing0 = "private_history"))) || ((data.last_seen_timestamp_global === undefined) && (missing0 = "last_seen_timestamp_global"))) || ((data.last_seen_timestamps_group === undefined) && (missing0 = "last_seen_timestamps_group"))) || ((data.last_seen_timestamps_private === undefined) && (missing0 = "last_seen_timestamps_private"))){
-validate81.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "enabled") || (key0 === "room_history")) || (key0 === "groups_history")) || (key0 === "private_history")) || (key0 === "last_seen_timestamp_global")) || (key0 === "last_seen_timestamps_group")) || (key0 === "last_seen_timestamps_private"))){
-validate81.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4237,7 +4514,7 @@ if(_errs1 === errors){
 if(data.enabled !== undefined){
 const _errs2 = errors;
 if(typeof data.enabled !== "boolean"){
-validate81.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate83.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4252,7 +4529,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate81.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate83.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4260,8 +4537,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate82(data1[i0], {instancePath:instancePath+"/room_history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
+if(!(validate84(data1[i0], {instancePath:instancePath+"/room_history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4272,7 +4549,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4288,7 +4565,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
 if(data3.length > 100){
-validate81.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate83.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4296,8 +4573,8 @@ var valid2 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate85(data3[i1], {instancePath:instancePath+"/groups_history/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
+if(!(validate87(data3[i1], {instancePath:instancePath+"/groups_history/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -4308,7 +4585,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4327,8 +4604,8 @@ var valid3 = true;
 const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 const _errs12 = errors;
-if(!(validate88(data5[i2], {instancePath:instancePath+"/private_history/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
+if(!(validate90(data5[i2], {instancePath:instancePath+"/private_history/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -4338,7 +4615,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/private_history",schemaPath:"#/properties/private_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate83.errors = [{instancePath:instancePath+"/private_history",schemaPath:"#/properties/private_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4352,14 +4629,14 @@ if(data.last_seen_timestamp_global !== undefined){
 let data7 = data.last_seen_timestamp_global;
 const _errs13 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/type",keyword:"type",params:{type: schema40.properties.last_seen_timestamp_global.type},message:"must be string,null"}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/type",keyword:"type",params:{type: schema41.properties.last_seen_timestamp_global.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -4383,12 +4660,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(!(formats0.validate(data9))){
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4400,7 +4677,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_group",schemaPath:"#/properties/last_seen_timestamps_group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group",schemaPath:"#/properties/last_seen_timestamps_group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4453,7 +4730,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return false;
 break;
 }
@@ -4466,12 +4743,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data11 === "string"){
 if(!(formats0.validate(data11))){
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4484,7 +4761,7 @@ break;
 }
 }
 else {
-validate81.errors = [{instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4503,11 +4780,11 @@ var valid0 = true;
 }
 }
 else {
-validate81.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate81.errors = vErrors;
+validate83.errors = vErrors;
 return errors === 0;
 }
 
@@ -4740,8 +5017,8 @@ var valid2 = true;
 const len0 = data12.length;
 for(let i0=0; i0<len0; i0++){
 const _errs25 = errors;
-if(!(validate65(data12[i0], {instancePath:instancePath+"/payload/participants/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate65.errors : vErrors.concat(validate65.errors);
+if(!(validate67(data12[i0], {instancePath:instancePath+"/payload/participants/" + i0,parentData:data12,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate67.errors : vErrors.concat(validate67.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs25 === errors;
@@ -4763,8 +5040,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs26 = errors;
-if(!(validate72(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate72.errors : vErrors.concat(validate72.errors);
+if(!(validate74(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs26 === errors;
@@ -4775,8 +5052,8 @@ var valid1 = true;
 if(valid1){
 if(data2.moderation !== undefined){
 const _errs27 = errors;
-if(!(validate78(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
-vErrors = vErrors === null ? validate78.errors : vErrors.concat(validate78.errors);
+if(!(validate80(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs27 === errors;
@@ -4787,8 +5064,8 @@ var valid1 = true;
 if(valid1){
 if(data2.chat !== undefined){
 const _errs28 = errors;
-if(!(validate81(data2.chat, {instancePath:instancePath+"/payload/chat",parentData:data2,parentDataProperty:"chat",rootData}))){
-vErrors = vErrors === null ? validate81.errors : vErrors.concat(validate81.errors);
+if(!(validate83(data2.chat, {instancePath:instancePath+"/payload/chat",parentData:data2,parentDataProperty:"chat",rootData}))){
+vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs28 === errors;
@@ -4835,24 +5112,24 @@ validate55.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_joined = validate92;
-const schema44 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_control_joined = validate94;
+const schema45 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
-function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4862,11 +5139,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate92.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate94.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4894,14 +5171,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4911,11 +5188,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate92.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("joined" !== data3){
-validate92.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
+validate94.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -4931,12 +5208,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate92.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate94.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate94.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4949,8 +5226,8 @@ var valid1 = true;
 if(valid1){
 if(data2.control !== undefined){
 const _errs12 = errors;
-if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -4961,8 +5238,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs13 = errors;
-if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs13 === errors;
@@ -4977,7 +5254,7 @@ var valid1 = true;
 }
 }
 else {
-validate92.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4992,32 +5269,32 @@ var valid0 = true;
 }
 }
 else {
-validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate92.errors = vErrors;
+validate94.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_left = validate96;
-const schema45 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
+export const validate_control_left = validate98;
+const schema46 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
 
-function validate96(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate96.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate96.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5027,11 +5304,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate96.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate96.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5059,14 +5336,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(((key1 === "message") || (key1 === "id")) || (key1 === "reason"))){
-validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5076,11 +5353,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate96.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left" !== data3){
-validate96.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
+validate98.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5096,12 +5373,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate96.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate98.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5116,11 +5393,11 @@ if(data2.reason !== undefined){
 let data5 = data2.reason;
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate96.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate98.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "quit") || (data5 === "timeout")) || (data5 === "sent_to_waiting_room")) || (data5 === "kicked")) || (data5 === "banned"))){
-validate96.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema45.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
+validate98.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema46.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -5134,7 +5411,7 @@ var valid1 = true;
 }
 }
 else {
-validate96.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5149,83 +5426,6 @@ var valid0 = true;
 }
 }
 else {
-validate96.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate96.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_lower_hand = validate98;
-const schema46 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"lower_hand"}}}}};
-
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("lower_hand" !== data2){
-validate98.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "lower_hand"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
 validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
@@ -5234,85 +5434,8 @@ validate98.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_raise_hand = validate99;
-const schema47 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"raise_hand"}}}}};
-
-function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate99.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate99.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate99.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate99.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("raise_hand" !== data2){
-validate99.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "raise_hand"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate99.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate99.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_revoke_moderator_role = validate100;
-const schema48 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"revoke_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_control_lower_hand = validate100;
+const schema47 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"lower_hand"}}}}};
 
 function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5348,49 +5471,20 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+if((data1.action === undefined) && (missing1 = "action")){
 validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 let data2 = data1.action;
-const _errs5 = errors;
 if(typeof data2 !== "string"){
 validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("revoke_moderator_role" !== data2){
-validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_moderator_role"},message:"must be equal to constant"}];
+if("lower_hand" !== data2){
+validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "lower_hand"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate100.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate100.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
 }
 }
 }
@@ -5417,8 +5511,8 @@ validate100.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_role_updated = validate101;
-const schema49 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","new_role"],"properties":{"message":{"type":"string","const":"role_updated"},"new_role":{"$ref":"#/components/schemas/Role"}}}}};
+export const validate_control_raise_hand = validate101;
+const schema48 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"raise_hand"}}}}};
 
 function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -5426,15 +5520,198 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate101.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raise_hand" !== data2){
+validate101.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "raise_hand"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate101.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_revoke_moderator_role = validate102;
+const schema49 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"revoke_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate102.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("revoke_moderator_role" !== data2){
+validate102.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_moderator_role"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate102.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_role_updated = validate103;
+const schema50 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","new_role"],"properties":{"message":{"type":"string","const":"role_updated"},"new_role":{"$ref":"#/components/schemas/Role"}}}}};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate101.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5444,11 +5721,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5476,14 +5753,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.new_role === undefined) && (missing1 = "new_role"))){
-validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "new_role"))){
-validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5493,11 +5770,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate101.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate103.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("role_updated" !== data3){
-validate101.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "role_updated"},message:"must be equal to constant"}];
+validate103.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "role_updated"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5522,7 +5799,7 @@ var valid1 = true;
 }
 }
 else {
-validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5537,32 +5814,32 @@ var valid0 = true;
 }
 }
 else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate101.errors = vErrors;
+validate103.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_update = validate104;
-const schema50 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_control_update = validate106;
+const schema51 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
-function validate104(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate104.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate104.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5572,11 +5849,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate104.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate106.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5604,14 +5881,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5621,11 +5898,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate104.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update" !== data3){
-validate104.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
+validate106.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5641,12 +5918,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate104.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate106.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate106.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5659,8 +5936,8 @@ var valid1 = true;
 if(valid1){
 if(data2.control !== undefined){
 const _errs12 = errors;
-if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
+if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs12 === errors;
@@ -5671,8 +5948,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs13 = errors;
-if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
+if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs13 === errors;
@@ -5687,7 +5964,7 @@ var valid1 = true;
 }
 }
 else {
-validate104.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5702,32 +5979,32 @@ var valid0 = true;
 }
 }
 else {
-validate104.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate104.errors = vErrors;
+validate106.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_echo_reply = validate108;
-const schema51 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+export const validate_echo_reply = validate110;
+const schema52 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
 
-function validate108(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate108.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate108.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5737,11 +6014,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate108.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("echo" !== data0){
-validate108.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5769,20 +6046,20 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.action === undefined) && (missing1 = "action")){
-validate108.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data2.action !== undefined){
 if(typeof data2.action !== "string"){
-validate108.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate110.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
 }
 else {
-validate108.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5797,25 +6074,25 @@ var valid0 = true;
 }
 }
 else {
-validate108.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate108.errors = vErrors;
+validate110.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_echo_request = validate110;
-const schema52 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+export const validate_echo_request = validate112;
+const schema53 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
 
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -5823,11 +6100,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("echo" !== data0){
-validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -5843,228 +6120,14 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 if(typeof data1.action !== "string"){
-validate110.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
-}
-}
-}
-}
-else {
-validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate110.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_accept = validate111;
-const schema53 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
-
-function validate111(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate111.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate111.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate111.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate111.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("accept" !== data2){
-validate111.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate111.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate111.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate111.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate111.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate111.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_accepted = validate112;
-const schema54 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
-
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
-validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!(key1 === "message")){
-validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-if(typeof data3 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("accepted" !== data3){
-validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
-return false;
-}
 }
 }
 }
@@ -6074,12 +6137,10 @@ validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -6093,17 +6154,17 @@ validate112.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_ban = validate114;
-const schema55 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"ban"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_moderation_accept = validate113;
+const schema54 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
 
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6111,11 +6172,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate113.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6131,7 +6192,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate113.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -6139,11 +6200,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("ban" !== data2){
-validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "ban"},message:"must be equal to constant"}];
+if("accept" !== data2){
+validate113.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -6159,12 +6220,12 @@ if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats2.test(data3))){
-validate114.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate113.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate113.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6178,7 +6239,7 @@ var valid1 = true;
 }
 }
 else {
-validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6191,32 +6252,32 @@ var valid0 = true;
 }
 }
 else {
-validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate114.errors = vErrors;
+validate113.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_banned = validate115;
-const schema56 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"banned"}}}}};
+export const validate_moderation_accepted = validate114;
+const schema55 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
 
-function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate115.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6226,11 +6287,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6258,14 +6319,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6274,11 +6335,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate115.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("banned" !== data3){
-validate115.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "banned"},message:"must be equal to constant"}];
+if("accepted" !== data3){
+validate114.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -6286,7 +6347,7 @@ return false;
 }
 }
 else {
-validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6301,42 +6362,25 @@ var valid0 = true;
 }
 }
 else {
-validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate114.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate115.errors = vErrors;
+validate114.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_debrief = validate117;
-const schema57 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
-const schema58 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
+export const validate_moderation_ban = validate116;
+const schema56 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"ban"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate118(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate118.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
-validate118.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema58.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate118.errors = vErrors;
-return errors === 0;
-}
-
-
-function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate116.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6344,11 +6388,244 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
+validate116.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate116.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate116.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate116.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("ban" !== data2){
+validate116.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "ban"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate116.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate116.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate116.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_banned = validate117;
+const schema57 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"banned"}}}}};
+
+function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate117.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate117.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
 validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
 validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate117.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("banned" !== data3){
+validate117.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "banned"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate117.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debrief = validate119;
+const schema58 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
+const schema59 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
+validate120.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate119.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate119.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6364,7 +6641,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
-validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -6372,11 +6649,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate117.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("debrief" !== data2){
-validate117.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
+validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -6387,8 +6664,8 @@ var valid1 = true;
 if(valid1){
 if(data1.kick_scope !== undefined){
 const _errs7 = errors;
-if(!(validate118(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
-vErrors = vErrors === null ? validate118.errors : vErrors.concat(validate118.errors);
+if(!(validate120(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
+vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -6400,7 +6677,7 @@ var valid1 = true;
 }
 }
 else {
-validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6413,32 +6690,32 @@ var valid0 = true;
 }
 }
 else {
-validate117.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate117.errors = vErrors;
+validate119.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_debriefing_started = validate120;
-const schema59 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_debriefing_started = validate122;
+const schema60 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6448,11 +6725,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6480,14 +6757,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6497,11 +6774,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("debriefing_started" !== data3){
-validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
+validate122.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -6517,12 +6794,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate120.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate122.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate122.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6537,7 +6814,7 @@ var valid1 = true;
 }
 }
 else {
-validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6547,83 +6824,6 @@ else {
 var valid0 = true;
 }
 }
-}
-}
-}
-}
-else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate120.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_disable_raise_hands = validate122;
-const schema60 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
-
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate122.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("disable_raise_hands" !== data2){
-validate122.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
 }
 }
 }
@@ -6637,17 +6837,17 @@ validate122.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_enable_raise_hands = validate123;
-const schema61 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+export const validate_moderation_disable_raise_hands = validate124;
+const schema61 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
 
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6655,11 +6855,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6675,150 +6875,19 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 let data2 = data1.action;
 if(typeof data2 !== "string"){
-validate123.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate124.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("enable_raise_hands" !== data2){
-validate123.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+if("disable_raise_hands" !== data2){
+validate124.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
 return false;
-}
-}
-}
-}
-else {
-validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate123.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_error = validate124;
-const schema62 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest"]}}}}};
-
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate124.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "error"))){
-validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("error" !== data3){
-validate124.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.error !== undefined){
-let data4 = data2.error;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest"))){
-validate124.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema62.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
 }
 }
 }
@@ -6828,12 +6897,10 @@ validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -6847,8 +6914,85 @@ validate124.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_in_waiting_room = validate126;
-const schema63 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
+export const validate_moderation_enable_raise_hands = validate125;
+const schema62 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_raise_hands" !== data2){
+validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_error = validate126;
+const schema63 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest"]}}}}};
 
 function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6905,14 +7049,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
 validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(key1 === "message")){
+if(!((key1 === "message") || (key1 === "error"))){
 validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -6921,13 +7065,36 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
+const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("in_waiting_room" !== data3){
-validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
+if("error" !== data3){
+validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.error !== undefined){
+let data4 = data2.error;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate126.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest"))){
+validate126.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema63.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
 }
 }
 }
@@ -6957,8 +7124,8 @@ validate126.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_joined_waiting_room = validate128;
-const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_moderation_in_waiting_room = validate128;
+const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
 
 function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7015,14 +7182,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
+if((data2.message === undefined) && (missing1 = "message")){
 validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
+if(!(key1 === "message")){
 validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -7031,68 +7198,13 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
-const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("joined_waiting_room" !== data3){
-validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
+if("in_waiting_room" !== data3){
+validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.id !== undefined){
-let data4 = data2.id;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate128.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate128.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.control !== undefined){
-const _errs12 = errors;
-if(!(validate66(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate66.errors : vErrors.concat(validate66.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.timer !== undefined){
-const _errs13 = errors;
-if(!(validate69(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate69.errors : vErrors.concat(validate69.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
 }
 }
 }
@@ -7122,130 +7234,24 @@ validate128.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_kick = validate132;
-const schema65 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_moderation_joined_waiting_room = validate130;
+const schema65 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
-function validate132(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate132.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate132.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate132.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate132.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate132.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("kick" !== data2){
-validate132.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate132.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate132.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate132.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate132.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate132.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_kicked = validate133;
-const schema66 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
-
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7255,11 +7261,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7286,15 +7292,15 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
+validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(key1 === "message")){
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
+validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7302,20 +7308,75 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
+const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate130.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("kicked" !== data3){
-validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+if("joined_waiting_room" !== data3){
+validate130.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
 return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.id !== undefined){
+let data4 = data2.id;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate130.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.control !== undefined){
+const _errs12 = errors;
+if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.timer !== undefined){
+const _errs13 = errors;
+if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
 }
 }
 }
 }
 }
 else {
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7330,16 +7391,122 @@ var valid0 = true;
 }
 }
 else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate133.errors = vErrors;
+validate130.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_left_waiting_room = validate135;
-const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_kick = validate134;
+const schema66 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate134.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kick" !== data2){
+validate134.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate134.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate134.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate134.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_kicked = validate135;
+const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
 
 function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7396,14 +7563,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
+if((data2.message === undefined) && (missing1 = "message")){
 validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "id"))){
+if(!(key1 === "message")){
 validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -7412,42 +7579,13 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
-const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("left_waiting_room" !== data3){
-validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
+if("kicked" !== data3){
+validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.id !== undefined){
-let data4 = data2.id;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
 }
 }
 }
@@ -7477,8 +7615,8 @@ validate135.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_disabled = validate137;
-const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_left_waiting_room = validate137;
+const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
 
 function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7535,14 +7673,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
 validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "issued_by"))){
+if(!((key1 === "message") || (key1 === "id"))){
 validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -7556,8 +7694,8 @@ if(typeof data3 !== "string"){
 validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("raise_hands_disabled" !== data3){
-validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
+if("left_waiting_room" !== data3){
+validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7566,19 +7704,19 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data2.issued_by !== undefined){
-let data4 = data2.issued_by;
+if(data2.id !== undefined){
+let data4 = data2.id;
 const _errs10 = errors;
 if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate137.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate137.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate137.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7616,8 +7754,8 @@ validate137.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_enabled = validate139;
-const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_disabled = validate139;
+const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7695,8 +7833,8 @@ if(typeof data3 !== "string"){
 validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("raise_hands_enabled" !== data3){
-validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
+if("raise_hands_disabled" !== data3){
+validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7755,8 +7893,8 @@ validate139.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raised_hand_reset_by_moderator = validate141;
-const schema70 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_enabled = validate141;
+const schema70 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
 function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7834,8 +7972,8 @@ if(typeof data3 !== "string"){
 validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("raised_hand_reset_by_moderator" !== data3){
-validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
+if("raise_hands_enabled" !== data3){
+validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7894,8 +8032,8 @@ validate141.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_reset_raised_hands = validate143;
-const schema71 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
+export const validate_moderation_raised_hand_reset_by_moderator = validate143;
+const schema71 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
 function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7903,8 +8041,147 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate143.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raised_hand_reset_by_moderator" !== data3){
+validate143.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate143.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate143.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate143.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_reset_raised_hands = validate145;
+const schema72 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
+
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -7912,11 +8189,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7932,7 +8209,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -7940,11 +8217,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate143.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("reset_raised_hands" !== data2){
-validate143.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
+validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8086,7 +8363,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate143.errors = vErrors;
+validate145.errors = vErrors;
 return false;
 }
 else {
@@ -8109,7 +8386,7 @@ var valid1 = true;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8122,25 +8399,25 @@ var valid0 = true;
 }
 }
 else {
-validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate143.errors = vErrors;
+validate145.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_send_to_waiting_room = validate144;
-const schema72 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_moderation_send_to_waiting_room = validate146;
+const schema73 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8148,11 +8425,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8168,7 +8445,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8176,11 +8453,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("send_to_waiting_room" !== data2){
-validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8196,12 +8473,12 @@ if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats2.test(data3))){
-validate144.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate146.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8215,7 +8492,7 @@ var valid1 = true;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8228,126 +8505,16 @@ var valid0 = true;
 }
 }
 else {
-validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate144.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_sent_to_waiting_room = validate145;
-const schema73 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
-
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate145.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
-validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!(key1 === "message")){
-validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-if(typeof data3 !== "string"){
-validate145.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("sent_to_waiting_room" !== data3){
-validate145.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate145.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_session_ended = validate147;
-const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_sent_to_waiting_room = validate147;
+const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
 
 function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8404,14 +8571,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+if((data2.message === undefined) && (missing1 = "message")){
 validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "issued_by"))){
+if(!(key1 === "message")){
 validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -8420,42 +8587,13 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
-const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("session_ended" !== data3){
-validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
+if("sent_to_waiting_room" !== data3){
+validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.issued_by !== undefined){
-let data4 = data2.issued_by;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate147.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate147.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
 }
 }
 }
@@ -8485,8 +8623,8 @@ validate147.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_waiting_room_enabled = validate149;
-const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
+export const validate_moderation_session_ended = validate149;
+const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
 function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8543,14 +8681,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
 validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(key1 === "message")){
+if(!((key1 === "message") || (key1 === "issued_by"))){
 validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -8559,13 +8697,42 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
+const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("waiting_room_enabled" !== data3){
-validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
+if("session_ended" !== data3){
+validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
 return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate149.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate149.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
 }
 }
 }
@@ -8595,8 +8762,8 @@ validate149.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_error = validate151;
-const schema76 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+export const validate_moderation_waiting_room_enabled = validate151;
+const schema76 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
 
 function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8625,8 +8792,8 @@ if(typeof data0 !== "string"){
 validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("timer" !== data0){
-validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+if("moderation" !== data0){
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8653,14 +8820,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
+if((data2.message === undefined) && (missing1 = "message")){
 validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "error"))){
+if(!(key1 === "message")){
 validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -8669,36 +8836,13 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
-const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("error" !== data3){
-validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+if("waiting_room_enabled" !== data3){
+validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.error !== undefined){
-let data4 = data2.error;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data4 === "insufficient_permissions") || (data4 === "invalid_duration")) || (data4 === "timer_already_running"))){
-validate151.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema76.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
 }
 }
 }
@@ -8728,8 +8872,8 @@ validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_start = validate153;
-const schema77 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+export const validate_timer_error = validate153;
+const schema77 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
 
 function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -8737,8 +8881,141 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate153.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("timer" !== data0){
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "error"))){
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("error" !== data3){
+validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.error !== undefined){
+let data4 = data2.error;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate153.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data4 === "insufficient_permissions") || (data4 === "invalid_duration")) || (data4 === "timer_already_running"))){
+validate153.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema77.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate153.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_timer_start = validate155;
+const schema78 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+
+function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8746,11 +9023,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8766,7 +9043,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.kind === undefined) && (missing1 = "kind"))) || ((data1.enable_ready_check === undefined) && (missing1 = "enable_ready_check"))){
-validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8774,11 +9051,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("start" !== data2){
-validate153.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
+validate155.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8789,8 +9066,8 @@ var valid1 = true;
 if(valid1){
 if(data1.kind !== undefined){
 const _errs7 = errors;
-if(!(validate75(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -8803,7 +9080,7 @@ if(data1.duration !== undefined){
 let data4 = data1.duration;
 const _errs8 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate153.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate155.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8818,12 +9095,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func2(data5) > 255){
-validate153.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8839,12 +9116,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func2(data6) > 64){
-validate153.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8857,7 +9134,7 @@ if(valid1){
 if(data1.enable_ready_check !== undefined){
 const _errs14 = errors;
 if(typeof data1.enable_ready_check !== "boolean"){
-validate153.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate155.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -8873,7 +9150,7 @@ var valid1 = true;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8886,32 +9163,32 @@ var valid0 = true;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate155.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_started = validate155;
-const schema78 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
+export const validate_timer_started = validate157;
+const schema79 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate155.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate157.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8921,11 +9198,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate157.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8995,7 +9272,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.ends_at === undefined) && (missing2 = "ends_at")){
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -9022,7 +9299,7 @@ errors++;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9049,21 +9326,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing4;
 if((((((data2.message === undefined) && (missing4 = "message")) || ((data2.timer_id === undefined) && (missing4 = "timer_id"))) || ((data2.kind === undefined) && (missing4 = "kind"))) || ((data2.started_at === undefined) && (missing4 = "started_at"))) || ((data2.ready_check_enabled === undefined) && (missing4 = "ready_check_enabled"))){
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "started_at")) || (key1 === "ends_at")) || (key1 === "title")) || (key1 === "style")) || (key1 === "ready_check_enabled"))){
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9073,11 +9350,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs15 = errors;
 if(typeof data4 !== "string"){
-validate155.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("started" !== data4){
-validate155.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
+validate157.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -9088,8 +9365,8 @@ var valid4 = true;
 if(valid4){
 if(data2.timer_id !== undefined){
 const _errs17 = errors;
-if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs17 === errors;
@@ -9100,8 +9377,8 @@ var valid4 = true;
 if(valid4){
 if(data2.kind !== undefined){
 const _errs18 = errors;
-if(!(validate75(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate77(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs18 === errors;
@@ -9117,12 +9394,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate155.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate157.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9140,12 +9417,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!(formats0.validate(data8))){
-validate155.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate157.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9162,12 +9439,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
 if(func2(data9) > 255){
-validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate157.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9183,12 +9460,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data10 === "string"){
 if(func2(data10) > 64){
-validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate157.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate157.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9201,7 +9478,7 @@ if(valid4){
 if(data2.ready_check_enabled !== undefined){
 const _errs27 = errors;
 if(typeof data2.ready_check_enabled !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate157.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -9220,7 +9497,7 @@ var valid4 = true;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9235,25 +9512,25 @@ var valid0 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate155.errors = vErrors;
+validate157.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stop = validate159;
-const schema79 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
+export const validate_timer_stop = validate161;
+const schema80 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
 
-function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9261,11 +9538,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9281,7 +9558,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))){
-validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -9289,11 +9566,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stop" !== data2){
-validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
+validate161.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -9304,8 +9581,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate73(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -9320,12 +9597,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func2(data4) > 255){
-validate159.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate159.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9339,7 +9616,7 @@ var valid1 = true;
 }
 }
 else {
-validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9352,32 +9629,32 @@ var valid0 = true;
 }
 }
 else {
-validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate159.errors = vErrors;
+validate161.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stopped = validate161;
-const schema80 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
+export const validate_timer_stopped = validate163;
+const schema81 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate161.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9387,11 +9664,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9461,7 +9738,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.participant_id === undefined) && (missing2 = "participant_id")){
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -9532,7 +9809,7 @@ vErrors = null;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9559,21 +9836,21 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate161.errors = vErrors;
+validate163.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing5;
 if((((data2.message === undefined) && (missing5 = "message")) || ((data2.timer_id === undefined) && (missing5 = "timer_id"))) || ((data2.kind === undefined) && (missing5 = "kind"))){
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "participant_id")) || (key1 === "reason"))){
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9583,11 +9860,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs18 = errors;
 if(typeof data4 !== "string"){
-validate161.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stopped" !== data4){
-validate161.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
+validate163.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -9598,8 +9875,8 @@ var valid5 = true;
 if(valid5){
 if(data2.timer_id !== undefined){
 const _errs20 = errors;
-if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs20 === errors;
@@ -9612,11 +9889,11 @@ if(data2.kind !== undefined){
 let data6 = data2.kind;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate161.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data6 === "by_moderator") || (data6 === "expired")) || (data6 === "creator_left"))){
-validate161.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema80.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate163.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema81.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -9632,12 +9909,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data7 === "string"){
 if(!(formats2.test(data7))){
-validate161.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate163.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9654,12 +9931,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data8 === "string"){
 if(func2(data8) > 255){
-validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate163.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate163.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9676,7 +9953,7 @@ var valid5 = true;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9691,25 +9968,25 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate161.errors = vErrors;
+validate163.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_update_ready_status = validate164;
-const schema81 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
+export const validate_timer_update_ready_status = validate166;
+const schema82 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9717,11 +9994,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9737,7 +10014,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))) || ((data1.status === undefined) && (missing1 = "status"))){
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -9745,11 +10022,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate164.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate166.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update_ready_status" !== data2){
-validate164.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
+validate166.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -9760,8 +10037,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate73(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -9773,7 +10050,7 @@ if(valid1){
 if(data1.status !== undefined){
 const _errs8 = errors;
 if(typeof data1.status !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate166.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9786,7 +10063,7 @@ var valid1 = true;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9799,32 +10076,32 @@ var valid0 = true;
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate164.errors = vErrors;
+validate166.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_updated_ready_status = validate166;
-const schema82 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
+export const validate_timer_updated_ready_status = validate168;
+const schema83 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate166.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate168.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9834,11 +10111,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9866,14 +10143,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.timer_id === undefined) && (missing1 = "timer_id"))) || ((data2.participant_id === undefined) && (missing1 = "participant_id"))) || ((data2.status === undefined) && (missing1 = "status"))){
-validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "timer_id")) || (key1 === "participant_id")) || (key1 === "status"))){
-validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9883,11 +10160,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate166.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("updated_ready_status" !== data3){
-validate166.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
+validate168.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9898,8 +10175,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer_id !== undefined){
 const _errs10 = errors;
-if(!(validate73(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -9915,12 +10192,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats2.test(data5))){
-validate166.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate168.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9934,7 +10211,7 @@ if(valid1){
 if(data2.status !== undefined){
 const _errs13 = errors;
 if(typeof data2.status !== "boolean"){
-validate166.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate168.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -9949,7 +10226,7 @@ var valid1 = true;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9964,11 +10241,11 @@ var valid0 = true;
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate166.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 

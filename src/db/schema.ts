@@ -133,6 +133,8 @@ export interface EventsTable {
   is_adhoc: Generated<boolean>;
   /** The iCalendar SEQUENCE of the last notification sent; bump it with every update mail. */
   ical_sequence: Generated<number>;
+  /** Whether readers of the room's event get its meeting details (invite code, call-in, stream links). */
+  show_meeting_details: Generated<boolean>;
 }
 
 export interface EventExceptionsTable {

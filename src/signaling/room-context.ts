@@ -8,6 +8,8 @@
 import { sql, type Kysely } from 'kysely';
 import type { EventInfo, Role, Tariff } from '../../generated/signaling/types.js';
 import type { DB } from '../db/schema.js';
+import { toMeetingDetails } from '../domain/rooms/room-view.js';
+import { findMeetingDetails } from '../domain/rooms/rooms.repository.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
 import type { ParticipantIdentity, TicketData } from './store/signaling-store.js';
 
@@ -39,11 +41,15 @@ export interface ParticipantContext {
   resumption: string;
 }
 
-/** The room and participant of a redeemed ticket, or undefined when the room is gone or the user was banned from it. */
+/**
+ * The room and participant of a redeemed ticket, or undefined when the room is gone or the user was
+ * banned from it. `callIn` is `[call_in]`, for the event's meeting details.
+ */
 export async function loadRoomContext(
   db: Kysely<DB>,
   tariffs: TariffCatalog,
   ticket: TicketData,
+  callIn: { tel?: string; uri?: string } = {},
 ): Promise<{ room: RoomContext; participant: ParticipantContext } | undefined> {
   const userId = ticket.who.kind === 'user' ? ticket.who.userId : null;
   const row = await db
@@ -58,6 +64,7 @@ export async function loadRoomContext(
       'events.id as event_id',
       'events.title as event_title',
       'events.is_adhoc as event_is_adhoc',
+      'events.show_meeting_details as event_shows_details',
     ])
     .select((eb) => [
       eb
@@ -87,13 +94,23 @@ export async function loadRoomContext(
     .executeTakeFirst();
   if (!row) return undefined;
 
+  // as GET /rooms/{room_id}/event answers them: the owner's choice, the same for every participant
+  const details = row.event_shows_details ? toMeetingDetails(await findMeetingDetails(db, row.room_id), callIn) : undefined;
   const room: RoomContext = {
     roomId: row.room_id,
     ownerId: row.created_by,
     waitingRoom: row.waiting_room,
     tariff: tariffs.forUser({ tariff_name: row.tariff_name }),
     ...(row.event_id !== null
-      ? { eventInfo: { id: row.event_id, room_id: row.room_id, title: row.event_title ?? '', is_adhoc: row.event_is_adhoc ?? false } }
+      ? {
+          eventInfo: {
+            id: row.event_id,
+            room_id: row.room_id,
+            title: row.event_title ?? '',
+            is_adhoc: row.event_is_adhoc ?? false,
+            ...(details ? { meeting_details: details } : {}),
+          },
+        }
       : {}),
   };
   const isRoomOwner = userId !== null && userId === row.created_by;

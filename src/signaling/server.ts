@@ -107,7 +107,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     let context: { room: RoomContext; participant: ParticipantContext } | undefined;
     try {
       const ticket = await signalingStore.takeTicket(offer.ticket);
-      context = ticket && (await loadRoomContext(db, tariffs, ticket));
+      context = ticket && (await loadRoomContext(db, tariffs, ticket, config.call_in));
     } catch (err) {
       // the database or Redis away is 503, as in the HTTP API: the client starts again once it is back
       const down = isDatabaseDown(err) || isRedisDown(err);

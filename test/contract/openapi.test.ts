@@ -37,6 +37,7 @@ const INTERFACE: [string, string, string, string][] = [
   ['Upload asset', 'post', '/rooms/{room_id}/assets', 'create_room_asset'],
   ['Get asset', 'get', '/rooms/{room_id}/assets/{asset_id}', 'get_room_asset'],
   ['Delete asset', 'delete', '/rooms/{room_id}/assets/{asset_id}', 'delete_room_asset'],
+  ['Get the current user\'s assets (reference, 2024 web app)', 'get', '/users/me/assets', 'get_me_assets'],
   ['List streaming targets', 'get', '/rooms/{room_id}/streaming_targets', 'get_room_streaming_targets'],
   ['Create streaming target', 'post', '/rooms/{room_id}/streaming_targets', 'create_room_streaming_target'],
   ['Get streaming target', 'get', '/rooms/{room_id}/streaming_targets/{streaming_target_id}', 'get_room_streaming_target'],

@@ -231,6 +231,7 @@ async function readBack(s: Scene): Promise<Record<string, unknown>> {
     ['get_room_streaming_targets', `${room}/streaming_targets`],
     ['get_room_assets', `${room}/assets`],
     ['get_room_asset', `${room}/assets/${s.assetId}`],
+    ['get_me_assets', '/v1/users/me/assets'],
   ];
   const found: Record<string, unknown> = {};
   for (const [operationId, path] of reads) found[operationId] = await must(operationId, { method: 'GET', path, token }, 200);
@@ -277,6 +278,7 @@ function probes(s: Scene): Record<OperationId, Probe> {
     create_room_asset: asOwner('POST', `${room}/assets`, { query: { filename: 'minutes.txt' }, bytes: Buffer.from('minutes') }),
     get_room_asset: asOwner('GET', `${room}/assets/${s.assetId}`),
     delete_room_asset: asOwner('DELETE', `${room}/assets/${s.assetId}`),
+    get_me_assets: asOwner('GET', '/v1/users/me/assets'),
     get_room_streaming_targets: asOwner('GET', `${room}/streaming_targets`),
     create_room_streaming_target: asOwner('POST', `${room}/streaming_targets`, {
       json: { name: 'Second', kind: 'custom', streaming_endpoint: 'rtmp://live.example.org/second', public_url: 'https://video.example.org/second' },

@@ -109,6 +109,7 @@ const table: { [Op in OperationId]: Rule<Op> } = {
   },
   get_room_asset: { admits: 'users', may: READERS, status: 200 },
   delete_room_asset: { admits: 'users', may: OWNER, status: 204, fresh: { asset: true } },
+  get_me_assets: { admits: 'users', may: USERS, status: 200 },
 
   get_room_streaming_targets: { admits: 'users', may: READERS, status: 200 },
   create_room_streaming_target: {
@@ -134,7 +135,7 @@ const table: { [Op in OperationId]: Rule<Op> } = {
     admits: 'users',
     may: USERS,
     status: 201,
-    request: () => ({ query: SUPPRESS, body: { title: 'Their own', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false } }),
+    request: () => ({ query: SUPPRESS, body: { title: 'Their own', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false } }),
   },
   get_event: { admits: 'users', may: READERS, status: 200 },
   patch_event: { admits: 'users', may: OWNER, status: 200, request: () => ({ query: SUPPRESS, body: { title: 'Board meeting (agenda)' } }) },

@@ -12,6 +12,29 @@ export async function pageOfRoom(db: Db, roomId: string, request: PageRequest): 
   return countAndPage(ofRoom, ofRoom.selectAll().orderBy('created_at', 'desc').orderBy('id', 'desc'), request);
 }
 
+/** An asset of one of the owner's rooms, with the room's event when it has one. */
+export interface OwnedAssetRow extends AssetRow {
+  event_id: string | null;
+}
+
+/**
+ * The assets of every room `ownerId` created (what `max_storage` counts), newest first like a room's
+ * listing; each with the event of its room, if any (an event has one room, a room at most one event).
+ */
+export async function pageOfOwner(db: Db, ownerId: string, request: PageRequest): Promise<{ total: number; rows: OwnedAssetRow[] }> {
+  const owned = db
+    .selectFrom('assets')
+    .innerJoin('rooms', 'rooms.id', 'assets.room_id')
+    .leftJoin('events', 'events.room_id', 'assets.room_id')
+    .where('rooms.created_by', '=', ownerId);
+  const ordered = owned
+    .selectAll('assets')
+    .select('events.id as event_id')
+    .orderBy('assets.created_at', 'desc')
+    .orderBy('assets.id', 'desc');
+  return countAndPage(owned, ordered, request);
+}
+
 export async function findInRoom(db: Db, roomId: string, id: string): Promise<AssetRow | undefined> {
   return db.selectFrom('assets').selectAll().where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
 }

@@ -19,6 +19,7 @@ import { newStorageKey, type AssetStorage } from './asset-storage.js';
 import * as repository from './assets.repository.js';
 
 export type Asset = components['schemas']['Asset'];
+export type UserAsset = components['schemas']['UserAsset'];
 
 /** What the upload's query says about the file. */
 export interface UploadInfo {
@@ -33,6 +34,8 @@ export interface AssetDownload {
 
 export interface AssetService {
   list(userId: string, roomId: string, page: PageRequest): Promise<Page<Asset>>;
+  /** The assets of the rooms the user created, across them all (the settings page's storage view). */
+  listOwned(userId: string, page: PageRequest): Promise<Page<UserAsset>>;
   upload(userId: string, roomId: string, info: UploadInfo, bytes: Uint8Array): Promise<Asset>;
   download(userId: string, roomId: string, assetId: string): Promise<AssetDownload>;
   delete(userId: string, roomId: string, assetId: string): Promise<void>;
@@ -64,6 +67,14 @@ export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): 
       await requireRoomAccess(db, userId, roomId);
       const { total, rows } = await repository.pageOfRoom(db, roomId, page);
       return { total, items: rows.map(present) };
+    },
+
+    async listOwned(userId, page) {
+      const { total, rows } = await repository.pageOfOwner(db, userId, page);
+      return {
+        total,
+        items: rows.map((row) => ({ ...present(row), room_id: row.room_id, ...(row.event_id ? { event_id: row.event_id } : {}) })),
+      };
     },
 
     async upload(userId, roomId, info, bytes) {

@@ -18,6 +18,7 @@ export type EventException = Schemas['EventException'];
 export type EventListItem = Schemas['EventListItem'];
 type DateTimeTz = Schemas['DateTimeTz'];
 type EventRoomInfo = Schemas['EventRoomInfo'];
+type StreamingTarget = Schemas['StreamingTarget'];
 
 export interface ViewContext {
   callerId: string;
@@ -97,7 +98,14 @@ export function toEvent(row: EventViewRow, ctx: ViewContext): Event {
     invite_status: shared.invite_status,
     is_favorite: shared.is_favorite,
     can_edit: shared.can_edit,
+    show_meeting_details: row.show_meeting_details,
+    streaming_targets: streamingTargets(row, shared.can_edit),
   };
+}
+
+/** The room's streaming targets; the key that lets anyone publish to a stream for its owner only. */
+function streamingTargets(row: EventViewRow, isOwner: boolean): StreamingTarget[] {
+  return row.streaming_targets.map(({ streaming_key, ...target }) => (isOwner ? { ...target, streaming_key } : target));
 }
 
 /** One occurrence (original UTC start `start`) with its exception, if any, applied. */

@@ -16,6 +16,7 @@ import type {
   NewEventExceptionRow,
   NewEventRow,
   RoomPatch,
+  StreamingTargetRow,
 } from '../../db/schema.js';
 import { PUBLIC_PROFILE_FIELDS, type PublicUserProfile } from '../users/user.js';
 import type { ListPosition } from './cursor.js';
@@ -35,7 +36,12 @@ export interface EventViewRow extends EventRow {
   created_at_key: string;
   /** Registered and e-mail invitees, for `invitees_truncated` without another query. */
   invitee_count: number;
+  /** The room's streaming targets, oldest first, in the same query (a page costs no query more). */
+  streaming_targets: StreamingTargetJson[];
 }
+
+/** A streaming target as the view query's JSON carries it. */
+export type StreamingTargetJson = Pick<StreamingTargetRow, 'id' | 'name' | 'kind' | 'streaming_endpoint' | 'streaming_key' | 'public_url'>;
 
 const EVENT_COLUMNS = columnsOf<EventRow>({
   id: true,
@@ -57,6 +63,7 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   range_end: true,
   is_adhoc: true,
   ical_sequence: true,
+  show_meeting_details: true,
 });
 
 const EXCEPTION_COLUMNS = columnsOf<EventExceptionRow>({
@@ -97,6 +104,10 @@ function viewQuery(db: Db, callerId: string) {
       sql<string>`to_char(${eb.ref('events.created_at')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_key'),
       sql<number>`((select count(*) from event_invites c where c.event_id = ${eb.ref('events.id')})
         + (select count(*) from event_email_invites c where c.event_id = ${eb.ref('events.id')}))::int`.as('invitee_count'),
+      sql<StreamingTargetJson[]>`(select coalesce(json_agg(json_build_object(
+          'id', t.id, 'name', t.name, 'kind', t.kind, 'streaming_endpoint', t.streaming_endpoint,
+          'streaming_key', t.streaming_key, 'public_url', t.public_url) order by t.created_at, t.id), '[]'::json)
+        from streaming_targets t where t.room_id = ${eb.ref('events.room_id')})`.as('streaming_targets'),
     ]);
 }
 

@@ -12,6 +12,7 @@ import { errors } from '../../http/errors.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import { queueEventNotification, type EventNotificationKind } from '../notifications/outbox.js';
 import { createSipConfig } from '../sip/sip-configs.js';
+import { replaceRoomStreamingTargets } from '../streaming/streaming-targets.service.js';
 import { toPublicProfile, type PublicUserProfile, type User } from '../users/user.js';
 import { decodeInstancePosition, decodeListPosition, encodeInstancePosition, encodeListPosition, type CursorCodec } from './cursor.js';
 import { mayRead, requireEventAccess, requireEventCreator } from './event-access.js';
@@ -81,6 +82,16 @@ export interface EventServiceDeps {
 const DEFAULT_PER_PAGE = 30;
 
 
+/**
+ * The reference creates a Nextcloud share for `has_shared_folder: true`; Convene has no shared-folder
+ * storage, and a client reads `shared_folder` back, so the request is refused rather than dropped.
+ */
+function refuseSharedFolder(body: { has_shared_folder?: boolean }): void {
+  if (body.has_shared_folder === true) {
+    throw errors.badRequest('shared_folder_not_configured', 'No shared folder storage is configured for this server');
+  }
+}
+
 const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((line, i) => line === b[i]);
 
 export function createEventService({ db, config, cursors, assetStorage }: EventServiceDeps): EventService {
@@ -141,6 +152,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
 
   return {
     async create(caller, body, { suppressEmail }) {
+      refuseSharedFolder(body);
       const schedule = createdSchedule(body);
       const times = schedule ? scheduleColumns(schedule) : NO_TIMES;
       const eventId = await db.transaction().execute(async (trx) => {
@@ -159,8 +171,10 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
           description: body.description,
           is_time_independent: body.is_time_independent,
           is_adhoc: body.is_adhoc ?? false,
+          show_meeting_details: body.show_meeting_details ?? false,
           ...times,
         });
+        if (body.streaming_targets) await replaceRoomStreamingTargets(trx, room.id, body.streaming_targets, 'streaming_targets');
         await notify(trx, 'created', event.id, caller.id, suppressEmail);
         return event.id;
       });
@@ -171,10 +185,12 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
 
     async patch(caller, eventId, body, { inviteesMax, suppressEmail }) {
       const event = await requireEventCreator(db, caller.id, eventId);
+      refuseSharedFolder(body);
       const changes: EventPatch = { updated_by: caller.id, updated_at: new Date() };
       if (body.title !== undefined) changes.title = body.title;
       if (body.description !== undefined) changes.description = body.description;
       if (body.is_adhoc !== undefined) changes.is_adhoc = body.is_adhoc;
+      if (body.show_meeting_details !== undefined) changes.show_meeting_details = body.show_meeting_details;
       const room: RoomPatch = {};
       if (body.password !== undefined) room.password = body.password || null;
       if (body.waiting_room !== undefined) room.waiting_room = body.waiting_room;
@@ -194,6 +210,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       await db.transaction().execute(async (trx) => {
         await repo.updateEvent(trx, eventId, changes);
         if (Object.keys(room).length > 0) await repo.updateEventRoom(trx, event.room_id, room);
+        if (body.streaming_targets) await replaceRoomStreamingTargets(trx, event.room_id, body.streaming_targets, 'streaming_targets');
         if (dropExceptions) await repo.deleteExceptions(trx, eventId);
         await notify(trx, 'updated', eventId, caller.id, suppressEmail);
       });

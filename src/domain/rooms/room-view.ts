@@ -4,6 +4,7 @@
  */
 import type { components } from '../../../generated/openapi.js';
 import type { EventRow, RoomRow } from '../../db/schema.js';
+import type { MeetingDetailsRows } from './rooms.repository.js';
 
 export type Room = components['schemas']['Room'];
 export type RoomEventInfo = components['schemas']['RoomEventInfo'];
@@ -18,8 +19,23 @@ export function toRoom(row: RoomRow): Room {
   };
 }
 
-export function toRoomEventInfo(event: Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc'>): RoomEventInfo {
-  return { id: event.id, room_id: event.room_id, title: event.title, is_adhoc: event.is_adhoc };
+export type MeetingDetails = components['schemas']['MeetingDetails'];
+
+export function toRoomEventInfo(event: Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc'>, details?: MeetingDetails): RoomEventInfo {
+  return { id: event.id, room_id: event.room_id, title: event.title, is_adhoc: event.is_adhoc, ...(details ? { meeting_details: details } : {}) };
+}
+
+/**
+ * The details an event with `show_meeting_details` shows everyone who may read its room's event:
+ * `call_in` as in the event's own view (a configured `[call_in] tel` and the room's SIP config).
+ */
+export function toMeetingDetails(rows: MeetingDetailsRows, callIn: { tel?: string; uri?: string }): MeetingDetails {
+  const { tel, uri } = callIn;
+  return {
+    ...(rows.inviteCode ? { invite_code_id: rows.inviteCode } : {}),
+    ...(tel && rows.sip ? { call_in: { tel, ...(uri ? { uri } : {}), id: rows.sip.sip_id, password: rows.sip.password } } : {}),
+    streaming_links: rows.streams.map((stream) => ({ name: stream.name, url: stream.public_url })),
+  };
 }
 
 /** Absent, null and the empty string all mean "no password" (stored as null). */

@@ -2,7 +2,7 @@
  * Rooms' rows: insert, the caller's accessible rooms (owned, or reached through an event invite),
  * update, delete, and what a room's tariff and event info are read from.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
 import type { PageRequest } from '../users/user.js';
@@ -66,10 +66,37 @@ export async function findCreatorTariffName(db: Db, roomId: string): Promise<{ t
     .executeTakeFirst();
 }
 
-export async function findRoomEvent(db: Db, roomId: string): Promise<Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc'> | undefined> {
+export type RoomEventRow = Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc' | 'show_meeting_details'>;
+
+export async function findRoomEvent(db: Db, roomId: string): Promise<RoomEventRow | undefined> {
   return db
     .selectFrom('events')
-    .select(['id', 'room_id', 'title', 'is_adhoc'])
+    .select(['id', 'room_id', 'title', 'is_adhoc', 'show_meeting_details'])
     .where('room_id', '=', roomId)
     .executeTakeFirst();
+}
+
+/** What a room's meeting details are made of (reference: the room's first valid invite, SIP config, stream links). */
+export interface MeetingDetailsRows {
+  inviteCode?: string;
+  sip?: { sip_id: string; password: string };
+  streams: { name: string; public_url: string }[];
+}
+
+export async function findMeetingDetails(db: Db, roomId: string): Promise<MeetingDetailsRows> {
+  const [invite, sip, streams] = await Promise.all([
+    db
+      .selectFrom('room_invites')
+      .select('code')
+      .where('room_id', '=', roomId)
+      .where('active', '=', true)
+      .where((eb) => eb.or([eb('expiration', 'is', null), eb('expiration', '>', sql<Date>`now()`)]))
+      .orderBy('created_at')
+      .orderBy('code')
+      .limit(1)
+      .executeTakeFirst(),
+    db.selectFrom('sip_configs').select(['sip_id', 'password']).where('room_id', '=', roomId).executeTakeFirst(),
+    db.selectFrom('streaming_targets').select(['name', 'public_url']).where('room_id', '=', roomId).orderBy('created_at').orderBy('id').execute(),
+  ]);
+  return { inviteCode: invite?.code, sip, streams };
 }

@@ -14,7 +14,7 @@ import { createSipConfig } from '../sip/sip-configs.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../users/user.js';
 import { requireRoomAccess, requireRoomOwner } from './room-access.js';
-import { normalizePassword, toRoom, toRoomEventInfo, type Room, type RoomEventInfo } from './room-view.js';
+import { normalizePassword, toMeetingDetails, toRoom, toRoomEventInfo, type Room, type RoomEventInfo } from './room-view.js';
 import * as repository from './rooms.repository.js';
 
 /** `waiting_room` has a default in the contract (so its generated type requires it); below HTTP it may be left out. */
@@ -43,9 +43,11 @@ export interface RoomServiceDeps {
   tariffs: TariffCatalog;
   /** Where asset bytes live: the database cascade removes only the rows, the files go afterwards. */
   assetStorage: Pick<AssetStorage, 'delete'>;
+  /** `[call_in]`: the telephone number (and SIP URI) of meeting details; without `tel` they have no `call_in`. */
+  callIn?: { tel?: string; uri?: string };
 }
 
-export function createRoomService({ db, tariffs, assetStorage }: RoomServiceDeps): RoomService {
+export function createRoomService({ db, tariffs, assetStorage, callIn = {} }: RoomServiceDeps): RoomService {
   /** 404 unless the reader may see the room: a user through room access, a guest only for its own room. */
   async function requireReader(reader: RoomReader, roomId: string): Promise<void> {
     if (reader.kind === 'user') {
@@ -111,7 +113,9 @@ export function createRoomService({ db, tariffs, assetStorage }: RoomServiceDeps
       await requireReader(reader, roomId);
       const event = await repository.findRoomEvent(db, roomId);
       if (!event) throw errors.notFound('The room is not used by an event');
-      return toRoomEventInfo(event);
+      // the owner's choice, for every reader alike (reference: build_event_info)
+      if (!event.show_meeting_details) return toRoomEventInfo(event);
+      return toRoomEventInfo(event, toMeetingDetails(await repository.findMeetingDetails(db, roomId), callIn));
     },
   };
 }

@@ -16,14 +16,20 @@ function isAbsoluteUriWithHost(value: string): boolean {
   }
 }
 
-/** 400 `validation_failed` naming each of `fields` present in `body` that is not an absolute URI with a host. */
-export function checkAbsoluteUris<T extends object>(body: T, fields: readonly (keyof T & string)[]): void {
+/** A failure for each of `fields` present in `body` that is not an absolute URI with a host; `prefix` goes before each name. */
+export function absoluteUriFailures<T extends object>(body: T, fields: readonly (keyof T & string)[], prefix = ''): FieldError[] {
   const failures: FieldError[] = [];
   for (const field of fields) {
     const value = body[field];
     if (typeof value === 'string' && !isAbsoluteUriWithHost(value)) {
-      failures.push({ field, code: 'invalid_uri', message: 'must be an absolute URI with a host (scheme://host/…)' });
+      failures.push({ field: `${prefix}${field}`, code: 'invalid_uri', message: 'must be an absolute URI with a host (scheme://host/…)' });
     }
   }
+  return failures;
+}
+
+/** 400 `validation_failed` naming each of `fields` present in `body` that is not an absolute URI with a host. */
+export function checkAbsoluteUris<T extends object>(body: T, fields: readonly (keyof T & string)[]): void {
+  const failures = absoluteUriFailures(body, fields);
   if (failures.length > 0) throw errors.validationFailed(failures);
 }

@@ -35,3 +35,17 @@ export async function deleteInRoom(db: Db, roomId: string, id: string): Promise<
   const result = await db.deleteFrom('streaming_targets').where('room_id', '=', roomId).where('id', '=', id).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/**
+ * Replaces the room's targets as a whole (an event's `streaming_targets`); run it in a transaction.
+ * They keep the order they were sent in: `now()` is the same for every row of a transaction, so
+ * each gets a microsecond more than the one before (targets are listed by `created_at`).
+ */
+export async function replaceOfRoom(db: Db, roomId: string, rows: Omit<NewStreamingTargetRow, 'room_id' | 'created_at'>[]): Promise<void> {
+  await db.deleteFrom('streaming_targets').where('room_id', '=', roomId).execute();
+  if (rows.length === 0) return;
+  await db
+    .insertInto('streaming_targets')
+    .values(rows.map((row, i) => ({ ...row, room_id: roomId, created_at: sql<Date>`now() + ${i} * interval '1 microsecond'` })))
+    .execute();
+}

@@ -10,7 +10,7 @@ import type { DB, StreamingTargetPatch, StreamingTargetRow } from '../../db/sche
 import { errors } from '../../http/errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { Page, PageRequest } from '../users/user.js';
-import { checkAbsoluteUris } from './absolute-uri.js';
+import { absoluteUriFailures, checkAbsoluteUris } from './absolute-uri.js';
 import * as repository from './streaming-targets.repository.js';
 
 export type StreamingTarget = components['schemas']['StreamingTarget'];
@@ -70,6 +70,22 @@ export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetSer
       if (!(await repository.deleteInRoom(db, roomId, id))) throw errors.notFound();
     },
   };
+}
+
+/**
+ * Sets the room's streaming targets to `targets` (an event's `streaming_targets`: created with the
+ * event, replaced as a whole by its update), each checked as `create` checks one; `field` names the
+ * list in errors. Run it in the transaction of the event's change, after the room is known.
+ */
+export async function replaceRoomStreamingTargets(trx: Kysely<DB>, roomId: string, targets: readonly StreamingTargetCreate[], field: string) {
+  const failures = targets.flatMap((target, i) => absoluteUriFailures(target, URI_FIELDS, `${field}.${i}.`));
+  if (failures.length > 0) throw errors.validationFailed(failures);
+  await repository.replaceOfRoom(
+    trx,
+    roomId,
+    // only the fields of a target: clients send back what they read, ids included
+    targets.map(({ name, kind, streaming_endpoint, streaming_key, public_url }) => ({ name, kind, streaming_endpoint, streaming_key, public_url })),
+  );
 }
 
 /** The fields the patch changes (a body of unknown fields only is refused by the HTTP edge). */

@@ -15,6 +15,12 @@ export function assetsHandlers({ database, config, assetStorage, tariffs }: Serv
       return pageAnswer(req, config.http.public_url, page, await assets.list(callerUser(caller).id, params.room_id, page));
     },
 
+    async get_me_assets({ caller, query, req }) {
+      const page = pageQuery(query);
+      const { body, headers } = pageAnswer(req, config.http.public_url, page, await assets.listOwned(callerUser(caller).id, page));
+      return { status: 200, body: { owned_assets: body }, headers };
+    },
+
     async create_room_asset({ caller, params, query, body }) {
       // the HTTP layer hands over the raw bytes of an application/octet-stream body (415 otherwise)
       if (!Buffer.isBuffer(body) || body.length === 0) {

@@ -12,7 +12,7 @@ function roomReader(caller: Caller): RoomReader {
 }
 
 export function roomsHandlers({ database, tariffs, config, assetStorage }: Services) {
-  const rooms = createRoomService({ db: database.db, tariffs, assetStorage });
+  const rooms = createRoomService({ db: database.db, tariffs, assetStorage, callIn: config.call_in });
 
   return {
     async get_rooms({ caller, query, req }) {

@@ -9,7 +9,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { SignalingClient, Starter } from '../../support/signaling-client.js';
-import { createEventFor } from '../../support/rooms.js';
+import { createEventFor, dbOf } from '../../support/rooms.js';
 import { redisUrl, startRoom } from '../../support/signaling.js';
 import { useSignalingRooms } from '../../support/signaling-rooms.js';
 import type { TestApp } from '../../support/test-app.js';
@@ -330,5 +330,32 @@ describe('event_info', () => {
     const bob = await join(guest, 'Bob');
     for (const client of [alice, bob]) expect(client.joinSuccess.event_info).toEqual({ id: eventId, room_id: roomId, title: 'Weekly planning', is_adhoc: true });
     expect((await join(plain.moderator, 'Olga')).joinSuccess).not.toHaveProperty('event_info');
+  });
+
+  it("carries the meeting details, the same for everyone, while the event's show_meeting_details is on", async () => {
+    const { roomId, owner, moderator, guest } = await room();
+    const eventId = await createEventFor(app, roomId, owner, { title: 'Weekly planning' });
+    await dbOf(app).updateTable('events').set({ show_meeting_details: true }).where('id', '=', eventId).execute();
+    await dbOf(app)
+      .insertInto('streaming_targets')
+      .values({ room_id: roomId, name: 'Company channel', streaming_endpoint: 'rtmp://live.example.org/app', streaming_key: 'k3y', public_url: 'https://video.example.org/company' })
+      .execute();
+    const { code } = await dbOf(app).selectFrom('room_invites').select('code').where('room_id', '=', roomId).executeTakeFirstOrThrow();
+    const alice = await join(moderator, 'Alice');
+    const bob = await join(guest, 'Bob');
+    for (const client of [alice, bob]) {
+      expect(client.joinSuccess.event_info).toEqual({
+        id: eventId,
+        room_id: roomId,
+        title: 'Weekly planning',
+        is_adhoc: false,
+        // no [call_in] tel here: no call_in
+        meeting_details: { invite_code_id: code, streaming_links: [{ name: 'Company channel', url: 'https://video.example.org/company' }] },
+      });
+    }
+
+    await dbOf(app).updateTable('events').set({ show_meeting_details: false }).where('id', '=', eventId).execute();
+    const carol = await join(moderator, 'Carol');
+    expect(carol.joinSuccess.event_info).toEqual({ id: eventId, room_id: roomId, title: 'Weekly planning', is_adhoc: false });
   });
 });
