@@ -12,7 +12,7 @@ import { dbOf, TARGET } from '../../support/room-content.js';
 import { useTestApp, type TestUser } from '../../support/test-app.js';
 
 const TEL = '+49 30 1234567';
-const app = useTestApp({ call_in: { tel: TEL }, http: { trust_proxy: true } });
+const app = useTestApp({ call_in: { tel: TEL }, http: { trust_proxy: 1 } });
 let owner: TestUser;
 let invitee: TestUser;
 let stranger: TestUser;
