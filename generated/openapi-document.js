@@ -2058,7 +2058,7 @@ export const openapiDocument = {
           "users"
         ],
         "summary": "Search users by name or e-mail address.",
-        "description": "Matches `q` case-insensitively against display names, \"firstname lastname\" and e-mail\naddresses, closest matches first, at most `[users] find_limit` results; meant for\nautocompletion. The interface sets no minimum length, so any non-empty `q` is accepted.\nWith `[endpoints] users_find_use_kc` on, the identity provider's user directory is searched\ntoo, and users who never logged in come back as `kind: unregistered`. With\n`[endpoints] disable_users_find` on, this operation answers 404.\n",
+        "description": "Meant for the autocompletion of invitees. Finds, case-insensitively, the users the caller\nshares a room or an event with (the caller themself, the creators of the events the caller\ncreated or is invited to and of their rooms, and those events' invitees) by any part of\ntheir display name, \"firstname lastname\" or e-mail address; any other registered user only\nwhen `q` is their whole e-mail address. So no caller can list other users' addresses with\nshort queries: of a stranger they learn only that an address they typed belongs to a user.\nOrdered by display name, at most `[users] find_limit` results; `q` needs at least 3\ncharacters after trimming (400 `query_too_short`). With `[endpoints] users_find_use_kc`\non, the operator publishes the identity provider's user directory: its people are found by\nany part of their names or addresses, those who never logged in as `kind: unregistered`.\nWith `[endpoints] disable_users_find` on, this operation answers 404.\n",
         "security": [
           {
             "BearerAuth": []

@@ -824,12 +824,17 @@ export interface paths {
         };
         /**
          * Search users by name or e-mail address.
-         * @description Matches `q` case-insensitively against display names, "firstname lastname" and e-mail
-         *     addresses, closest matches first, at most `[users] find_limit` results; meant for
-         *     autocompletion. The interface sets no minimum length, so any non-empty `q` is accepted.
-         *     With `[endpoints] users_find_use_kc` on, the identity provider's user directory is searched
-         *     too, and users who never logged in come back as `kind: unregistered`. With
-         *     `[endpoints] disable_users_find` on, this operation answers 404.
+         * @description Meant for the autocompletion of invitees. Finds, case-insensitively, the users the caller
+         *     shares a room or an event with (the caller themself, the creators of the events the caller
+         *     created or is invited to and of their rooms, and those events' invitees) by any part of
+         *     their display name, "firstname lastname" or e-mail address; any other registered user only
+         *     when `q` is their whole e-mail address. So no caller can list other users' addresses with
+         *     short queries: of a stranger they learn only that an address they typed belongs to a user.
+         *     Ordered by display name, at most `[users] find_limit` results; `q` needs at least 3
+         *     characters after trimming (400 `query_too_short`). With `[endpoints] users_find_use_kc`
+         *     on, the operator publishes the identity provider's user directory: its people are found by
+         *     any part of their names or addresses, those who never logged in as `kind: unregistered`.
+         *     With `[endpoints] disable_users_find` on, this operation answers 404.
          */
         get: operations["find_users"];
         put?: never;

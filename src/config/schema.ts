@@ -42,7 +42,13 @@ export interface Config {
   oidc: {
     issuer?: string;
     client_id: string;
-    audience?: string;
+    /**
+     * Whom an access token must be meant for: its `aud` holds one of `audiences`, or its authorized
+     * party (`azp`, else RFC 9068's `client_id`) is one of `authorized_parties`. Neither set: the
+     * client id, in either. One set: only what is set.
+     */
+    audiences?: string[];
+    authorized_parties?: string[];
     service_roles_claim: string;
     call_in_role: string;
     provider_name: string;
@@ -155,7 +161,8 @@ export const configSchema = {
     oidc: section({
       issuer: { type: 'string', format: 'uri' },
       client_id: { type: 'string', minLength: 1, default: 'convene' },
-      audience: { type: 'string', minLength: 1 },
+      audiences: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
+      authorized_parties: { type: 'array', minItems: 1, items: { type: 'string', minLength: 1 } },
       service_roles_claim: { type: 'string', minLength: 1, default: 'realm_access.roles' },
       call_in_role: { type: 'string', minLength: 1, default: 'call-in' },
       provider_name: { type: 'string', minLength: 1, default: 'default' },

@@ -1,8 +1,9 @@
 /**
  * Who is calling: resolved once per request from the operation's `security` in the contract and the
  * `Authorization` header. Bearer access tokens are verified by the identity layer (signature,
- * issuer, expiry; cached per token) and mapped to a registered user; a token of a subject that never
- * logged in is 401 `unknown_user` (docs/architecture.md §5).
+ * issuer, expiry, that it is an access token meant for Convene: token-kinds.ts; cached per token)
+ * and mapped to a registered user; a token of a subject that never logged in is 401 `unknown_user`
+ * (docs/architecture.md §5). Gateways' service tokens pass the same checks before their roles are read.
  *
  * Where the operation admits `InviteCode`, `Authorization: InviteCode <code>` makes the caller a
  * guest of the code's room while the code is active and unexpired (docs/decisions.md, "Guests"); a wrong

@@ -25,6 +25,7 @@ type ProviderConstructor = new (issuer: string, configuration: Record<string, un
 const oidcProviderPackage: string = 'oidc-provider';
 
 const REDIRECT_URI = 'http://127.0.0.1:9/callback';
+const OTHER_CLIENT = 'other-app';
 const server = createServer();
 let issuer: string;
 
@@ -34,13 +35,14 @@ beforeAll(async () => {
   const { default: Provider } = (await import(oidcProviderPackage)) as { default: ProviderConstructor };
   const { privateKey } = await generateKeyPair('RS256', { extractable: true });
   const provider = new Provider(issuer, {
-    clients: [{
-      client_id: 'convene',
+    // Convene's web app, and another application of the same provider (its own API's audience)
+    clients: ['convene', OTHER_CLIENT].map((client_id) => ({
+      client_id,
       token_endpoint_auth_method: 'none',
       redirect_uris: [REDIRECT_URI],
       grant_types: ['authorization_code'],
       response_types: ['code'],
-    }],
+    })),
     jwks: { keys: [{ ...(await exportJWK(privateKey)), kid: 'e2e-rs', alg: 'RS256', use: 'sig' }] },
     cookies: { keys: [randomBytes(16).toString('hex')] },
     pkce: { required: () => true },
@@ -52,7 +54,12 @@ beforeAll(async () => {
         enabled: true,
         defaultResource: () => 'https://convene.test/v1',
         useGrantedResource: () => true,
-        getResourceServerInfo: () => ({ scope: 'api', audience: 'convene', accessTokenFormat: 'jwt', jwt: { sign: { alg: 'RS256' } } }),
+        getResourceServerInfo: (_ctx: unknown, _resource: string, client: { clientId: string }) => ({
+          scope: 'api',
+          audience: client.clientId === 'convene' ? 'convene' : 'other-api',
+          accessTokenFormat: 'jwt',
+          jwt: { sign: { alg: 'RS256' } },
+        }),
       },
     },
     // Scope claims go into the ID token too (toolchain gotcha 27); login needs the email there.
@@ -93,12 +100,12 @@ function browser() {
 }
 
 /** Authorization code + PKCE through the provider's dev login and consent pages; returns the token response. */
-async function signIn(login: string): Promise<{ id_token: string; access_token: string }> {
+async function signIn(login: string, clientId = 'convene'): Promise<{ id_token: string; access_token: string }> {
   const go = browser();
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL('/auth', issuer);
   authorize.search = new URLSearchParams({
-    client_id: 'convene', response_type: 'code', scope: 'openid email profile api', redirect_uri: REDIRECT_URI, state: 'st4te',
+    client_id: clientId, response_type: 'code', scope: 'openid email profile api', redirect_uri: REDIRECT_URI, state: 'st4te',
     nonce: 'n0nce', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
   }).toString();
 
@@ -126,7 +133,7 @@ async function signIn(login: string): Promise<{ id_token: string; access_token: 
   const token = await go('/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: 'convene' }).toString(),
+    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: clientId }).toString(),
   });
   expect(token.status).toBe(200);
   return (await token.json()) as { id_token: string; access_token: string };
@@ -171,6 +178,28 @@ describe('Convene with a real OpenID provider as its issuer', () => {
       const me = await app.api(tokens.access_token).GET('/users/me');
       expect(me.response.status).toBe(200);
       expect(me.data).toMatchObject({ email: 'frank@example.test', firstname: 'Eve', lastname: 'Provider' });
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('tokens of the real provider that are not Convene\'s access tokens (issue 22)', () => {
+  it('refuses the provider\'s ID token and another client\'s access token as access tokens with 401', async () => {
+    const app = await startTestApp({ oidc: { issuer, client_id: 'convene', provider_name: 'e2e' } });
+    try {
+      const own = await signIn('grace');
+      expect((await app.api().POST('/auth/login', { body: { id_token: own.id_token } })).response.status).toBe(200);
+      expect((await app.api(own.access_token).GET('/users/me')).response.status).toBe(200);
+
+      const asIdToken = await app.api(own.id_token).GET('/users/me');
+      expect(asIdToken.response.status).toBe(401);
+      expect(asIdToken.error).toMatchObject({ code: 'unauthorized' });
+
+      const other = await signIn('grace', OTHER_CLIENT); // the same person, through another application
+      const asOtherClient = await app.api(other.access_token).GET('/users/me');
+      expect(asOtherClient.response.status).toBe(401);
+      expect(asOtherClient.error).toMatchObject({ code: 'unauthorized' });
     } finally {
       await app.close();
     }

@@ -94,7 +94,7 @@ beforeAll(async () => {
     overrides: {
       http: { host: '127.0.0.1', port: 0 },
       database: { url: postgres.url, query_timeout_ms: QUERY_TIMEOUT_MS },
-      oidc: { issuer: issuer.issuer, client_id: 'convene' },
+      oidc: { issuer: issuer.issuer, client_id: 'convene', authorized_parties: ['convene', 'gateway'] }, // the web app's client and the gateway's
       dev: { identity_provider: false },
       logging: { level: 'silent' },
     },

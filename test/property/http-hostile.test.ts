@@ -5,7 +5,8 @@
  * Unicode with lone surrogates, NUL, bad uuids, dates and cursors, wrong content types, duplicate
  * query parameters, malformed JSON, wrong methods, garbage credentials), sent as the owner of a
  * real room and event (so they reach validation and the handlers), and now and then as a stranger,
- * a guest or nobody.
+ * a guest, nobody, or the bearer of a token the issuer signed that is not Convene's access token
+ * (the owner's ID token, a token issued to another client: always 401, issue 22).
  *
  * Whatever comes, the answer is never a 5xx and never a hang; every refusal carries the error body
  * (docs/architecture.md §4) with its status; every answer to an operation matches the contract for that
@@ -22,7 +23,7 @@ import { buildRoutes } from '../../src/http/app.js';
 import { createCast, createScene, type Cast, type Scene } from '../support/access-cast.js';
 import { checkResponse } from '../support/contract.js';
 import { databaseFingerprint, type Fingerprint } from '../support/hostile/db-fingerprint.js';
-import { contractOperations, hostileRequests, RawBody, render, type HostileRequest, type OperationShape, type RequestBase } from '../support/hostile/http-requests.js';
+import { contractOperations, hostileRequests, MISAIMED, RawBody, render, type HostileRequest, type OperationShape, type RequestBase } from '../support/hostile/http-requests.js';
 import { sendRaw, type RawResponse } from '../support/hostile/raw-http.js';
 import { propertyRuns } from '../support/hostile/runs.js';
 import type { SchemaSource } from '../support/hostile/schema-values.js';
@@ -154,6 +155,9 @@ beforeAll(async () => {
 beforeEach(async () => {
   for (const user of [cast.owner, cast.stranger]) user.accessToken = await app.issuer.accessToken({ sub: `sub-${user.name}` });
   cast.tokens.gateway = await app.issuer.serviceToken(['call-in']);
+  cast.tokens.other_client = await app.issuer.bad.otherClient('access', { sub: `sub-${cast.owner.name}` });
+  cast.tokens.other_client_gateway = await app.issuer.bad.otherClient('access', { sub: 'service-account-gateway', realm_access: { roles: ['call-in'] } });
+  cast.tokens.id_token = await app.issuer.idToken({ sub: `sub-${cast.owner.name}`, email: cast.owner.email });
   cast.newcomer.idToken = await app.issuer.idToken({ sub: 'sub-newcomer', email: cast.newcomer.email, given_name: 'Newcomer', family_name: 'Tester' });
 });
 
@@ -188,6 +192,10 @@ function authorizationOf(request: HostileRequest, op: OperationShape): string | 
       return `InviteCode ${scene.inviteCode}`;
     case 'garbage':
       return request.authorization;
+    case 'other_client':
+      return `Bearer ${op.schemes.includes('ServiceToken') ? cast.tokens.other_client_gateway : cast.tokens.other_client}`;
+    case 'id_token':
+      return `Bearer ${cast.tokens.id_token}`;
     case 'anonymous':
       return undefined;
   }
@@ -225,6 +233,7 @@ async function check(op: OperationShape, request: HostileRequest): Promise<numbe
 
   expect(res.status, context).toBeLessThan(500);
   if (res.status >= 400) expectErrorBody(res, context);
+  if (MISAIMED.includes(request.caller) && request.mutation === 'none') expect(res.status, `a token not meant for Convene: ${context}`).toBe(401);
   const matched = routes.match(raw.method, raw.target.split('?')[0]!).route;
   if (matched) checkResponse(matched.operationId, { status: res.status, contentType: res.contentType, body: res.text });
 

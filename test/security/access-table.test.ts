@@ -3,7 +3,9 @@
  * "Access"): the owner of a room and its event, a moderator and a user invited to the event, a
  * logged-in stranger, a guest with the room's invite code (as `InviteCode` and as `Bearer`), an
  * anonymous caller, and bearers of the owner's expired token, of a token of another issuer, of a
- * token forged with another key, and of a gateway's service token.
+ * token forged with another key, of a gateway's service token, and of tokens the issuer signed that
+ * are not Convene's access tokens (issue 22): the owner's token issued to another client, the
+ * owner's ID token, and another client's token carrying the call-in role.
  *
  * The outcome of each cell follows from the declared table below (which schemes an operation
  * admits, and who among those it admits may), never from the server: a caller the operation's

@@ -5,7 +5,10 @@
  * user invited to the event, a logged-in stranger, a guest holding the room's invite code (sent as
  * `InviteCode <code>`, or as `Bearer <code>` as existing clients do), nobody, and bearers of tokens
  * that must open nothing: the owner's token past its `exp`, a token of another issuer, one forged
- * in the issuer's name with another key, and a gateway's service token.
+ * in the issuer's name with another key, a gateway's service token, and tokens the issuer really
+ * signed that are not Convene's access tokens: the owner's access token issued to another client
+ * of the realm, the owner's ID token, and a service token with the call-in role issued to another
+ * client.
  *
  * A scene is one event with its room and everything a room carries (a password, a SIP config with
  * a known pin, an invite code, a streaming target with a known key, optionally an asset and
@@ -31,6 +34,9 @@ export const PARTIES = [
   'other_issuer',
   'forged',
   'gateway',
+  'other_client',
+  'id_token',
+  'other_client_gateway',
 ] as const;
 export type Party = (typeof PARTIES)[number];
 
@@ -45,7 +51,7 @@ export interface Cast {
   bystander: TestUser;
   /** Registered and invited nowhere: the one the table invites. */
   newcomer: TestUser;
-  tokens: { expired: string; other_issuer: string; forged: string; gateway: string };
+  tokens: { expired: string; other_issuer: string; forged: string; gateway: string; other_client: string; id_token: string; other_client_gateway: string };
   secrets: { roomPassword: string; pin: string; streamingKey: string };
   /** The second issuer, whose tokens Convene does not trust. */
   otherIssuer: TestIssuer;
@@ -69,6 +75,9 @@ export async function createCast(app: TestApp): Promise<Cast> {
       other_issuer: await otherIssuer.accessToken(ownerSubject),
       forged: await app.issuer.accessToken(ownerSubject, { foreignKey: true }),
       gateway: await app.issuer.serviceToken(['call-in']),
+      other_client: await app.issuer.bad.otherClient('access', ownerSubject),
+      id_token: owner!.idToken,
+      other_client_gateway: await app.issuer.bad.otherClient('access', { sub: 'service-account-gateway', realm_access: { roles: ['call-in'] } }),
     },
     secrets: {
       roomPassword: `pw-${randomBytes(9).toString('base64url')}`,

@@ -1,8 +1,10 @@
 /**
  * A real OIDC issuer for tests: discovery and JWKS over HTTP on 127.0.0.1 (port 0 unless given),
  * RS256 and ES256 keys made with jose, and minting helpers for good and deliberately bad tokens.
- * Paths mimic Keycloak (`/realms/test`, `/protocol/openid-connect/certs`). It counts requests so
- * tests can prove what was (not) fetched, and `available = false` makes it answer 503.
+ * Paths and token shapes mimic Keycloak (`/realms/test`, `/protocol/openid-connect/certs`; ID tokens
+ * carry `typ: "ID"` and `azp` = the client, access tokens `typ: "Bearer"`, `aud: "account"` and
+ * `azp` = the client, a gateway's service token `azp: "gateway"`). It counts requests so tests can
+ * prove what was (not) fetched, and `available = false` makes it answer 503.
  */
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -25,7 +27,12 @@ export interface MintOptions {
   expiresIn?: number;
   /** Sign with a key that is not in the JWKS, under a kid that is (a bad signature). */
   foreignKey?: boolean;
+  /** The JOSE header's `typ` (default `JWT`, as Keycloak writes); null leaves it out. */
+  typ?: string | null;
 }
+
+/** The client a token of `bad.otherClient` was issued to: another client of the same realm. */
+export const OTHER_CLIENT = 'some-other-client';
 
 export interface TestIssuer {
   readonly issuer: string;
@@ -44,6 +51,11 @@ export interface TestIssuer {
     expired(kind?: TokenKind): Promise<string>;
     wrongIssuer(kind?: TokenKind): Promise<string>;
     wrongAudience(kind?: TokenKind): Promise<string>;
+    /**
+     * A token the issuer issued to another client of its realm: `aud` and `azp` are that client
+     * (a replay of another application's token).
+     */
+    otherClient(kind?: TokenKind, claims?: JWTPayload): Promise<string>;
     foreignKey(kind?: TokenKind): Promise<string>;
     unknownKid(kind?: TokenKind): Promise<string>;
     algNone(kind?: TokenKind): Promise<string>;
@@ -114,8 +126,9 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
     const alg = mintOptions.alg ?? 'RS256';
     const key = mintOptions.foreignKey ? (alg === 'RS256' ? foreign.rsa : foreign.ec) : alg === 'RS256' ? rsa : ec;
     const issuedAt = Math.floor(Date.now() / 1000);
+    const typ = mintOptions.typ === undefined ? 'JWT' : mintOptions.typ;
     return new SignJWT(withoutUndefined(claims))
-      .setProtectedHeader({ alg, kid: mintOptions.kid ?? key.kid, typ: 'JWT' })
+      .setProtectedHeader({ alg, kid: mintOptions.kid ?? key.kid, ...(typ === null ? {} : { typ }) })
       .setIssuer(mintOptions.issuer ?? issuer)
       .setAudience(mintOptions.audience ?? defaultAudience)
       .setIssuedAt(issuedAt - (mintOptions.expiresIn !== undefined && mintOptions.expiresIn < 0 ? 3600 : 0))
@@ -124,9 +137,9 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
   };
 
   const idDefaults = (): JWTPayload => ({
-    sub: 'user-1', email: 'user-1@example.test', given_name: 'Ada', family_name: 'Lovelace',
+    typ: 'ID', azp: clientId, sub: 'user-1', email: 'user-1@example.test', given_name: 'Ada', family_name: 'Lovelace',
   });
-  const accessDefaults = (): JWTPayload => ({ sub: 'user-1', azp: clientId, scope: 'openid profile email' });
+  const accessDefaults = (): JWTPayload => ({ typ: 'Bearer', sub: 'user-1', azp: clientId, scope: 'openid profile email' });
   const idToken = (claims: JWTPayload = {}, o?: MintOptions) => mint({ ...idDefaults(), ...claims }, clientId, o);
   const accessToken = (claims: JWTPayload = {}, o?: MintOptions) => mint({ ...accessDefaults(), ...claims }, 'account', o);
   const ofKind = (kind: TokenKind, o: MintOptions) => (kind === 'id' ? idToken({}, o) : accessToken({}, o));
@@ -152,11 +165,15 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
     idToken,
     accessToken,
     serviceToken: (roles, o) =>
-      mint({ sub: 'service-account-gateway', azp: 'gateway', realm_access: { roles } }, 'account', o),
+      mint({ typ: 'Bearer', sub: 'service-account-gateway', azp: 'gateway', scope: 'profile email', realm_access: { roles } }, 'account', o),
     bad: {
       expired: (kind = 'id') => ofKind(kind, { expiresIn: -600 }),
       wrongIssuer: (kind = 'id') => ofKind(kind, { issuer: 'http://127.0.0.1:1/realms/other' }),
       wrongAudience: (kind = 'id') => ofKind(kind, { audience: 'someone-else' }),
+      otherClient: (kind = 'access', claims = {}) =>
+        kind === 'id'
+          ? idToken({ azp: OTHER_CLIENT, ...claims }, { audience: OTHER_CLIENT })
+          : accessToken({ azp: OTHER_CLIENT, ...claims }, { audience: OTHER_CLIENT }),
       foreignKey: (kind = 'id') => ofKind(kind, { foreignKey: true }),
       unknownKid: (kind = 'id') => ofKind(kind, { kid: 'no-such-kid' }),
       algNone: async (kind = 'id') => new UnsecuredJWT(payloadOf(kind)).encode(),

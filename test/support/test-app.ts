@@ -101,7 +101,8 @@ async function instance(
   const base: Record<string, object> = {
     http: { host: '127.0.0.1', port: 0 },
     database: { in_memory: true },
-    oidc: { issuer: issuer.issuer, client_id: 'convene' },
+    // the web app's client and the call-in gateway's, as a deployment names them (the issuer's tokens carry them as azp)
+    oidc: { issuer: issuer.issuer, client_id: 'convene', authorized_parties: ['convene', 'gateway'] },
     dev: { identity_provider: false },
     logging: { level: 'silent' },
   };

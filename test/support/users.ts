@@ -93,3 +93,20 @@ export async function rejection(promise: Promise<unknown>): Promise<AppError> {
   expect(error).toBeInstanceOf(AppError);
   return error as AppError;
 }
+
+/**
+ * An event of `host`, in a room of theirs, with `guests` invited: from then on they share an event
+ * (what find-users and the user list go by). Written straight into the database.
+ */
+export async function shareAnEvent(db: Kysely<DB>, host: Pick<User, 'id'>, guests: Pick<User, 'id'>[]): Promise<string> {
+  const room = await db.insertInto('rooms').values({ created_by: host.id }).returning('id').executeTakeFirstOrThrow();
+  const event = await db
+    .insertInto('events')
+    .values({ room_id: room.id, created_by: host.id, updated_by: host.id, title: 'Meeting', is_time_independent: true })
+    .returning('id')
+    .executeTakeFirstOrThrow();
+  if (guests.length > 0) {
+    await db.insertInto('event_invites').values(guests.map((guest) => ({ event_id: event.id, invitee: guest.id, created_by: host.id }))).execute();
+  }
+  return event.id;
+}

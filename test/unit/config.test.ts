@@ -196,6 +196,16 @@ describe('loadConfig', () => {
     ]);
   });
 
+  it('reads whom access tokens must be meant for as lists, and refuses the former single audience', () => {
+    const config = loadConfig({ file: false, env: { CONVENE_OIDC__AUTHORIZED_PARTIES: '["Frontend", "call-in-gateway"]', CONVENE_OIDC__AUDIENCES: '["convene-api"]' } });
+    expect(config.oidc).toMatchObject({ authorized_parties: ['Frontend', 'call-in-gateway'], audiences: ['convene-api'] });
+    expect(loadConfig({ file: false, env: {} }).oidc).not.toHaveProperty('authorized_parties');
+    expect(problems({ file: false, env: { CONVENE_OIDC__AUDIENCE: 'convene-api' } })).toEqual(['configuration: unknown key oidc.audience (from CONVENE_OIDC__AUDIENCE)']);
+    expect(problems({ file: false, env: { CONVENE_OIDC__AUTHORIZED_PARTIES: '[]' } })).toEqual([
+      'configuration: oidc.authorized_parties must NOT have fewer than 1 items (from CONVENE_OIDC__AUTHORIZED_PARTIES)',
+    ]);
+  });
+
   it('names a value outside its allowed set', () => {
     expect(problems({ file: false, env: {}, overrides: { logging: { level: 'loud' } } })).toEqual([
       'configuration: logging.level must be equal to one of the allowed values: "fatal", "error", "warn", "info", "debug", "trace", "silent" (from overrides)',

@@ -38,8 +38,10 @@ export interface DevTokens {
 export interface DevIdentityProvider {
   readonly issuer: string;
   readonly clientId: string;
-  /** The `aud` of access tokens: the configured audience, else the client id. */
+  /** The `aud` of access tokens: the first configured audience, else the client id. */
   readonly audience: string;
+  /** The `azp` of access tokens: the first configured authorized party, else the client id. */
+  readonly authorizedParty: string;
   jwks(): JSONWebKeySet;
   discovery(): Record<string, unknown>;
   issueTokens(request: DevTokenRequest): Promise<DevTokens>;
@@ -51,6 +53,7 @@ export interface DevProviderOptions {
   keyFile?: string;
   clientId?: string;
   audience?: string;
+  authorizedParty?: string;
   rolesClaim?: string;
 }
 
@@ -65,11 +68,13 @@ export async function createDevIdentityProvider(options: DevProviderOptions): Pr
   const issuer = options.issuer;
   const clientId = options.clientId ?? 'convene';
   const audience = options.audience ?? clientId;
+  const authorizedParty = options.authorizedParty ?? clientId;
   const rolesPath = (options.rolesClaim ?? 'realm_access.roles').split('.');
 
-  const sign = (claims: JWTPayload, aud: string, issuedAt: number, expiresAt: number) =>
+  // access tokens are typed as such (RFC 9068), so that an ID token can never pass for one
+  const sign = (claims: JWTPayload, typ: 'JWT' | 'at+jwt', aud: string, issuedAt: number, expiresAt: number) =>
     new SignJWT(claims)
-      .setProtectedHeader({ alg: ALG, kid: publicJwk.kid!, typ: 'JWT' })
+      .setProtectedHeader({ alg: ALG, kid: publicJwk.kid!, typ })
       .setIssuer(issuer)
       .setAudience(aud)
       .setIssuedAt(issuedAt)
@@ -81,6 +86,7 @@ export async function createDevIdentityProvider(options: DevProviderOptions): Pr
     issuer,
     clientId,
     audience,
+    authorizedParty,
     jwks: () => ({ keys: [{ ...publicJwk }] }),
     discovery: () => ({
       issuer,
@@ -98,11 +104,11 @@ export async function createDevIdentityProvider(options: DevProviderOptions): Pr
       }
       if (request.email !== undefined) profile.email_verified = true;
       if (request.groups !== undefined) profile.x_grp = request.groups;
-      const accessClaims: JWTPayload = { ...profile, azp: clientId, scope: 'openid profile email' };
+      const accessClaims: JWTPayload = { ...profile, azp: authorizedParty, client_id: authorizedParty, scope: 'openid profile email' };
       if (request.roles) setAtPath(accessClaims, rolesPath, request.roles);
       const [idToken, accessToken] = await Promise.all([
-        sign({ ...profile, auth_time: issuedAt }, clientId, issuedAt, expiresAt),
-        sign(accessClaims, audience, issuedAt, expiresAt),
+        sign({ ...profile, auth_time: issuedAt }, 'JWT', clientId, issuedAt, expiresAt),
+        sign(accessClaims, 'at+jwt', audience, issuedAt, expiresAt),
       ]);
       return { id_token: idToken, access_token: accessToken, expires_at: new Date(expiresAt * 1000) };
     },
@@ -128,7 +134,8 @@ export function devProviderFromConfig(config: IdentityConfig): Promise<DevIdenti
     clientId: config.oidc.client_id,
     rolesClaim: config.oidc.service_roles_claim,
     ...(keyFile ? { keyFile } : {}),
-    ...(config.oidc.audience ? { audience: config.oidc.audience } : {}),
+    ...(config.oidc.audiences ? { audience: config.oidc.audiences[0]! } : {}),
+    ...(config.oidc.authorized_parties ? { authorizedParty: config.oidc.authorized_parties[0]! } : {}),
   });
 }
 

@@ -4,7 +4,7 @@
  * issuer, the embedded development provider takes its place (never in production).
  */
 import { createLocalJWKSet } from 'jose';
-import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { JWTVerifyGetKey } from 'jose';
 
 import { errors } from '../../http/errors.js';
 import { identityClaimsFrom, rolesAt } from './claims.js';
@@ -16,7 +16,9 @@ import { identityMode } from './identity-config.js';
 import type { IdentityConfig } from './identity-config.js';
 import { ExpiringLru } from '../expiring-lru.js';
 import { tokenCacheKey } from './token-cache.js';
+import { checkAccessToken, checkIdTokenKind, recipientsOf } from './token-kinds.js';
 import { ProviderUnavailable, TokenRejected, verifyJwt } from './token-verification.js';
+import type { VerifiedJwt } from './token-verification.js';
 
 export type { IdentityClaims } from './claims.js';
 export type { IdentityConfig } from './identity-config.js';
@@ -61,8 +63,9 @@ export async function createIdentity(config: IdentityConfig, options: IdentityOp
   const now = options.now ?? Date.now;
   const { issuer, keys } = await keySource(config, options, now);
   const cache = new ExpiringLru<VerifiedAccess>(options.tokenCacheSize ?? 10_000, now);
+  const recipients = recipientsOf(config.oidc);
 
-  const verify = async (token: string, audience: string | undefined): Promise<JWTPayload & { sub: string; exp: number }> =>
+  const verify = async (token: string, audience?: string): Promise<VerifiedJwt> =>
     verifyJwt(token, await keys(), { issuer, now, ...(audience === undefined ? {} : { audience }) });
 
   const verifyAccess = async (token: string): Promise<VerifiedAccess> => {
@@ -70,7 +73,8 @@ export async function createIdentity(config: IdentityConfig, options: IdentityOp
     const known = cache.get(key);
     if (known) return known;
     try {
-      const payload = await verify(token, config.oidc.audience);
+      const { header, payload } = await verify(token);
+      checkAccessToken(header, payload, recipients);
       const verified: VerifiedAccess = {
         grant: { issuer, subject: payload.sub, expires_at: new Date(payload.exp * 1000) },
         roles: rolesAt(payload, config.oidc.service_roles_claim),
@@ -93,7 +97,8 @@ export async function createIdentity(config: IdentityConfig, options: IdentityOp
 
     async verifyIdToken(token) {
       try {
-        const payload = await verify(token, config.oidc.client_id);
+        const { header, payload } = await verify(token, config.oidc.client_id);
+        checkIdTokenKind(header, payload);
         // OIDC Core 3.1.3.7: with several audiences, the authorized party must be us.
         if (Array.isArray(payload.aud) && payload.aud.length > 1 && payload.azp !== config.oidc.client_id) {
           throw new TokenRejected('the token was issued to another client (azp)');

@@ -1,5 +1,5 @@
 import { errors as joseErrors, jwtVerify } from 'jose';
-import type { JWTPayload, JWTVerifyGetKey } from 'jose';
+import type { JWTPayload, JWTVerifyGetKey, ProtectedHeaderParameters } from 'jose';
 
 /**
  * Asymmetric algorithms only: `none` is never accepted, and HS* is excluded so a public key from the
@@ -40,11 +40,16 @@ export interface VerifyOptions {
   now: () => number;
 }
 
+export interface VerifiedJwt {
+  header: ProtectedHeaderParameters;
+  payload: JWTPayload & { sub: string; exp: number };
+}
+
 /** Verifies signature, issuer, audience and expiry; requires `sub` and `exp`. */
-export async function verifyJwt(token: string, keys: JWTVerifyGetKey, options: VerifyOptions): Promise<JWTPayload & { sub: string; exp: number }> {
+export async function verifyJwt(token: string, keys: JWTVerifyGetKey, options: VerifyOptions): Promise<VerifiedJwt> {
   if (token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw new TokenRejected('the token is malformed');
   try {
-    const { payload } = await jwtVerify(token, keys, {
+    const { payload, protectedHeader } = await jwtVerify(token, keys, {
       issuer: options.issuer,
       ...(options.audience === undefined ? {} : { audience: options.audience }),
       algorithms: ALLOWED_ALGORITHMS,
@@ -53,7 +58,7 @@ export async function verifyJwt(token: string, keys: JWTVerifyGetKey, options: V
       requiredClaims: ['sub', 'exp'],
     });
     if (typeof payload.sub !== 'string' || payload.sub === '') throw new TokenRejected('the "sub" claim is not a non-empty string');
-    return payload as JWTPayload & { sub: string; exp: number };
+    return { header: protectedHeader, payload: payload as VerifiedJwt['payload'] };
   } catch (error) {
     throw classify(error);
   }

@@ -180,35 +180,41 @@ export async function listVisibleUsers(db: Db, callerId: string, request: PageRe
 /** `%` and `_` in a user's query are meant literally; `\` is LIKE's default escape character. */
 export const escapeLike = (text: string): string => text.replace(/[\\%_]/g, (char) => `\\${char}`);
 
-/** Case-insensitive substring match on display name, "firstname lastname" and e-mail address. */
-export async function searchUsers(db: Db, query: string, limit: number): Promise<UserRow[]> {
+/**
+ * Find-users' matches (issue 22): among the users who share a room or an event with the caller
+ * (`visibleUserIds`), a case-insensitive substring of display name, "firstname lastname" or e-mail
+ * address; anyone else only when the query is their whole address, case-insensitively. So a caller
+ * cannot list addresses with short queries, and learns of a stranger only what they typed.
+ */
+export async function searchUsers(db: Db, callerId: string, query: string, limit: number): Promise<UserRow[]> {
   const pattern = `%${escapeLike(query)}%`;
-  return db
+  return visibleUserIds(db, callerId)
     .selectFrom('users')
-    .selectAll()
+    .selectAll('users')
     .where((eb) =>
       eb.or([
-        eb('display_name', 'ilike', pattern),
-        eb(sql<string>`firstname || ' ' || lastname`, 'ilike', pattern),
-        eb('email', 'ilike', pattern),
+        eb.and([
+          eb('users.id', 'in', eb.selectFrom('visible').select('visible.user_id')),
+          eb.or([
+            eb('users.display_name', 'ilike', pattern),
+            eb(sql<string>`users.firstname || ' ' || users.lastname`, 'ilike', pattern),
+            eb('users.email', 'ilike', pattern),
+          ]),
+        ]),
+        eb(sql<string>`lower(users.email)`, '=', sql<string>`lower(${query})`),
       ]),
     )
-    .orderBy('display_name')
-    .orderBy('id')
+    .orderBy('users.display_name')
+    .orderBy('users.id')
     .limit(limit)
     .execute();
 }
 
-/** Which of these addresses (compared case-insensitively) belong to registered users; lower-cased. */
-export async function findRegisteredEmails(db: Db, emails: string[]): Promise<Set<string>> {
-  if (emails.length === 0) return new Set();
+/** The registered users with these addresses (compared case-insensitively). */
+export async function findUsersByEmail(db: Db, emails: string[]): Promise<UserRow[]> {
+  if (emails.length === 0) return [];
   const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
-  const rows = await db
-    .selectFrom('users')
-    .select(sql<string>`lower(email)`.as('email'))
-    .where(sql<string>`lower(email)`, 'in', lowered)
-    .execute();
-  return new Set(rows.map((row) => row.email));
+  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, 'in', lowered).execute();
 }
 
 /**

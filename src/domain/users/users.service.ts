@@ -43,6 +43,10 @@ export interface UserService {
   getUser(caller: Pick<User, 'id'>, id: string): Promise<PublicUserProfile>;
   /** The caller and everyone who shares a room or an event with them, by display name. */
   listVisibleUsers(caller: Pick<User, 'id'>, page: PageRequest): Promise<Page<PublicUserProfile>>;
+  /**
+   * Users the caller shares a room or an event with, by any part of their names or addresses;
+   * anyone else only by their whole address (and with `users_find_use_kc`, the directory's people).
+   */
   findUsers(caller: Pick<User, 'id'>, q: string): Promise<FoundUser[]>;
 }
 
@@ -164,39 +168,42 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       return { items: rows.map((row) => toPublicProfile(repository.rowToUser(row))), total };
     },
 
-    async findUsers(_caller, q) {
+    async findUsers(caller, q) {
       if (endpoints.disable_users_find) throw errors.notFound('Finding users is disabled');
       const query = q.trim();
       if ([...query].length < MIN_QUERY_LENGTH) {
         throw errors.badRequest('query_too_short', `The query must have at least ${MIN_QUERY_LENGTH} characters`);
       }
       const limit = settings.find_limit;
-      const registered: FoundUser[] = (await repository.searchUsers(db, query, limit)).map((row) => ({
-        kind: 'registered',
-        ...toPublicProfile(repository.rowToUser(row)),
-      }));
-      if (!endpoints.users_find_use_kc || !directory || registered.length >= limit) return registered;
+      const rows = await repository.searchUsers(db, caller.id, query, limit);
+      const found: FoundUser[] = rows.map(registeredResult);
+      if (!endpoints.users_find_use_kc || !directory || found.length >= limit) return found;
 
+      // The operator published the directory: its people are found by any part of their names or
+      // addresses, those who have logged in as the registered users they are.
       const candidates = await directory.search(query, limit);
-      const known = await repository.findRegisteredEmails(db, candidates.map((candidate) => candidate.email));
-      const seen = new Set<string>();
-      const unregistered: FoundUser[] = [];
+      const registered = new Map((await repository.findUsersByEmail(db, candidates.map((c) => c.email))).map((row) => [row.email.toLowerCase(), row]));
+      const seen = new Set(rows.map((row) => row.email.toLowerCase()));
       for (const candidate of candidates) {
         const email = candidate.email.toLowerCase();
-        if (known.has(email) || seen.has(email)) continue;
+        if (seen.has(email)) continue;
         seen.add(email);
-        unregistered.push({
-          kind: 'unregistered',
-          email: candidate.email,
-          firstname: candidate.firstname,
-          lastname: candidate.lastname,
-          avatar_url: avatarOf(candidate.email),
-        });
+        const row = registered.get(email);
+        found.push(
+          row
+            ? registeredResult(row)
+            : { kind: 'unregistered', email: candidate.email, firstname: candidate.firstname, lastname: candidate.lastname, avatar_url: avatarOf(candidate.email) },
+        );
       }
-      return [...registered, ...unregistered].slice(0, limit);
+      return found.slice(0, limit);
     },
   };
 }
+
+const registeredResult = (row: Parameters<typeof repository.rowToUser>[0]): FoundUser => ({
+  kind: 'registered',
+  ...toPublicProfile(repository.rowToUser(row)),
+});
 
 /** The IdP's display name (`nickname`/`name`), else "firstname lastname", else the address. */
 function displayNameFrom(claims: IdentityClaims): string {

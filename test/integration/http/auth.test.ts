@@ -120,3 +120,45 @@ describe('Bearer access tokens', () => {
     expect(res.status).toBe(401);
   });
 });
+
+/**
+ * Issue 22, finding 1: the issuer signs tokens for every client of its realm, and ID tokens too;
+ * only access tokens meant for Convene ([oidc] audiences / authorized_parties) open the API.
+ */
+describe('tokens the issuer signed for another client, and ID tokens', () => {
+  const asAlice = async () => {
+    const alice = await app.login('alice');
+    return { alice, otherClients: await app.issuer.bad.otherClient('access', { sub: `sub-${alice.name}` }) };
+  };
+
+  it('refuses another client\'s access token of a registered user with 401, reading and deleting alike', async () => {
+    const { alice, otherClients } = await asAlice();
+    const me = await app.api(otherClients).GET('/users/me');
+    expect(me.response.status).toBe(401);
+    expect(me.error).toMatchObject({ code: 'unauthorized', status: '401' });
+    expect(me.response.headers.get('www-authenticate')).toBe('Bearer error="invalid_token", error_description="The provided access token is invalid"');
+
+    const room = await app.api(alice.accessToken).POST('/rooms', { body: { enable_sip: false, waiting_room: false } });
+    expect(room.response.status).toBe(201);
+    const path = { params: { path: { room_id: room.data!.id } } };
+    expect((await app.api(otherClients).DELETE('/rooms/{room_id}', path)).response.status).toBe(401);
+    expect((await app.api(alice.accessToken).GET('/rooms/{room_id}', path)).response.status).toBe(200);
+  });
+
+  it('refuses the user\'s own ID token as an access token with 401', async () => {
+    const { alice } = await asAlice();
+    const { response, error } = await app.api(alice.idToken).GET('/users/me');
+    expect(response.status).toBe(401);
+    expect(error).toMatchObject({ code: 'unauthorized' });
+  });
+
+  it('refuses, at the gateway check, another client\'s token carrying the call-in role', async () => {
+    const body = { id: '0123456789', pin: '0123456789' };
+    const roles = { realm_access: { roles: ['call-in'] } };
+    const gateway = await app.api(await app.issuer.serviceToken(['call-in'])).POST('/services/call_in/start', { body });
+    expect(gateway.response.status).toBe(400); // through the gateway check, to the unknown id
+    const otherClient = await app.api(await app.issuer.bad.otherClient('access', roles)).POST('/services/call_in/start', { body });
+    expect(otherClient.response.status).toBe(401);
+    expect(otherClient.error).toMatchObject({ code: 'unauthorized' });
+  });
+});

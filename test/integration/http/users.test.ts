@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { useTestApp, type TestApp, type TestUser } from '../../support/test-app.js';
 import { startKeycloakAdminStandIn, type KeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
+import { createEvent, send, timeIndependentBody } from '../../support/events.js';
 
 const app = useTestApp();
 let alice: TestUser;
@@ -138,12 +139,35 @@ describe('find_users', () => {
   const find = (a: TestApp, token: string, q: string) =>
     a.request('GET', `/v1/users/find?q=${encodeURIComponent(q)}`, { headers: { authorization: `Bearer ${token}` } });
 
+  /** `host` invites `guests` to an event of theirs, as the web app does: afterwards they share it. */
+  const shareAnEvent = async (host: TestUser, guests: TestUser[]) => {
+    const event = await createEvent(app, host, timeIndependentBody(), '?suppress_email_notification=true');
+    for (const guest of guests) {
+      const res = await send(app, 'POST', `/events/${event.id}/invites?suppress_email_notification=true`, { token: host.accessToken, body: { invitee: guest.id, role: 'user' } });
+      expect(res.status).toBe(201);
+    }
+  };
+
   it('finds registered users by name and e-mail, case-insensitively', async () => {
     const bob = await app.login('bob');
+    await shareAnEvent(alice, [bob]);
     const res = await find(app, alice.accessToken, 'BOB');
     expect(res.status).toBe(200);
     expect(JSON.parse(res.text_)).toEqual([expect.objectContaining({ kind: 'registered', id: bob.id })]);
     expect(JSON.parse((await find(app, alice.accessToken, 'example.test')).text_)).toHaveLength(2);
+  });
+
+  it('shows a stranger no one for parts of names or addresses (issue 22), but finds a user by their whole address', async () => {
+    const bob = await app.login('bob');
+    await shareAnEvent(alice, [bob]);
+    const mallory = await app.login('mallory');
+    for (const q of ['example.test', 'ali', 'bob', '@ex', 'Tester']) {
+      const found = JSON.parse((await find(app, mallory.accessToken, q)).text_) as { email: string }[];
+      expect(found.map((user) => user.email).filter((email) => email !== mallory.email), q).toEqual([]);
+    }
+    // the web app's invitee search: the typed address gives the registered user, whom it invites by id
+    const res = await find(app, mallory.accessToken, 'Alice@Example.test');
+    expect(JSON.parse(res.text_)).toEqual([expect.objectContaining({ kind: 'registered', id: alice.id, email: alice.email })]);
   });
 
   it('refuses a query shorter than 3 characters', async () => {

@@ -4,7 +4,7 @@ import type { Config } from '../../../src/config/schema.js';
 import { createKeycloakDirectory, type KeycloakDirectory } from '../../../src/domain/identity/keycloak-directory.js';
 import type { User, UserService } from '../../../src/domain/users/users.service.js';
 import { startKeycloakAdminStandIn, type KeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
-import { registerUser, rejection, userServiceFor, useUsersTestDatabase } from '../../support/users.js';
+import { registerUser, rejection, shareAnEvent, userServiceFor, useUsersTestDatabase } from '../../support/users.js';
 
 const AVATARS = 'https://avatars.test/avatar/';
 
@@ -49,6 +49,7 @@ describe('findUsers', () => {
     const ada = await register(users, { firstname: 'Ada', lastname: 'Lovelace', display_name: 'Countess' });
     const grace = await register(users, { firstname: 'Grace', lastname: 'Hopper', email: 'amazing.grace@navy.example' });
     const nick = await register(users, { firstname: 'X', lastname: 'Y', display_name: 'The Lovely One' });
+    await shareAnEvent(testDatabase(), me, [ada, grace, nick]);
 
     const found = await users.findUsers(me, 'COUNTESS');
     expect(found).toEqual([{ kind: 'registered', ...users.toPublicProfile(ada) }]);
@@ -63,11 +64,12 @@ describe('findUsers', () => {
     const users = service();
     const me = await register(users, {});
     const percent = await register(users, { display_name: '100% Ada' });
-    await register(users, { display_name: '1000 Ada' });
+    const thousand = await register(users, { display_name: '1000 Ada' });
     const underscore = await register(users, { email: 'a_b@example.org' });
-    await register(users, { email: 'axb@example.org' });
+    const axb = await register(users, { email: 'axb@example.org' });
     const backslash = await register(users, { display_name: 'back\\slash' });
-    await register(users, { display_name: 'backslash' });
+    const noBackslash = await register(users, { display_name: 'backslash' });
+    await shareAnEvent(testDatabase(), me, [percent, thousand, underscore, axb, backslash, noBackslash]);
 
     expect((await users.findUsers(me, '100%')).map((user) => user.email)).toEqual([percent.email]);
     expect((await users.findUsers(me, 'a_b')).map((user) => user.email)).toEqual([underscore.email]);
@@ -78,8 +80,53 @@ describe('findUsers', () => {
   it('answers at most find_limit users', async () => {
     const users = service({}, 3);
     const me = await register(users, {});
-    for (let i = 0; i < 5; i++) await register(users, { lastname: 'Matching' });
+    const matching: User[] = [];
+    for (let i = 0; i < 5; i++) matching.push(await register(users, { lastname: 'Matching' }));
+    await shareAnEvent(testDatabase(), me, matching);
     expect(await users.findUsers(me, 'matching')).toHaveLength(3);
+  });
+});
+
+/**
+ * Issue 22, finding 6: any logged-in user could list every user's address with three-character
+ * queries. Now a part of a name or address finds only the people the caller shares a room or an
+ * event with; anyone else is found by their whole address alone.
+ */
+describe('findUsers reveals no stranger', () => {
+  it('lists no stranger for any part of their names or addresses', async () => {
+    const users = service({}, 20);
+    const me = await register(users, { email: 'me@corp.example' });
+    await register(users, { firstname: 'Eve', lastname: 'Outsider', email: 'eve.outsider@corp.example', display_name: 'Eve O.' });
+    await register(users, { firstname: 'Mallory', lastname: 'Outsider', email: 'mallory@corp.example' });
+    for (const q of ['corp', 'example', '@co', 'eve', 'Outsider', 'Eve O.', 'eve.outsider@corp.exampl', 'mallory@corp.example.org']) {
+      const others = (await users.findUsers(me, q)).filter((user) => user.email !== me.email); // the caller may find themself
+      expect(others, q).toEqual([]);
+    }
+  });
+
+  it('finds a stranger by their whole address, case-insensitively, as a registered profile', async () => {
+    const users = service();
+    const me = await register(users, {});
+    const eve = await register(users, { firstname: 'Eve', lastname: 'Outsider', email: 'eve.outsider@corp.example' });
+    expect(await users.findUsers(me, '  Eve.Outsider@CORP.example ')).toEqual([{ kind: 'registered', ...users.toPublicProfile(eve) }]);
+  });
+
+  it('finds by any part those who share an event: its host, its invitees, and the host\'s guests', async () => {
+    const users = service({}, 20);
+    const [me, host, coInvitee, myGuest, stranger] = [
+      await register(users, { lastname: 'Me' }),
+      await register(users, { lastname: 'Host' }),
+      await register(users, { lastname: 'Coinvitee' }),
+      await register(users, { lastname: 'Myguest' }),
+      await register(users, { lastname: 'Stranger' }),
+    ];
+    await shareAnEvent(testDatabase(), host, [me, coInvitee]);
+    await shareAnEvent(testDatabase(), me, [myGuest]);
+    await shareAnEvent(testDatabase(), stranger, []);
+    const found = await users.findUsers(me, 'some');
+    expect(found.map((user) => user.email).sort()).toEqual([me, host, coInvitee, myGuest].map((user) => user.email).sort());
+    expect((await users.findUsers(host, 'guest')).map((user) => user.email)).toEqual([]);
+    expect((await users.findUsers(myGuest, 'host')).map((user) => user.email)).toEqual([]);
   });
 });
 
@@ -123,7 +170,8 @@ describe('findUsers with users_find_use_kc', () => {
   it('stays within find_limit, and asks the directory nothing when registered users fill it', async () => {
     const users = service({ users_find_use_kc: true }, 2, directory);
     const me = await register(users, {});
-    await register(users, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.org' });
+    const ada = await register(users, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.org' });
+    await shareAnEvent(testDatabase(), me, [ada]);
 
     expect((await users.findUsers(me, 'lovelace')).map((user) => [user.kind, user.email])).toEqual([
       ['registered', 'ada@example.org'],
@@ -131,9 +179,17 @@ describe('findUsers with users_find_use_kc', () => {
     ]);
     expect(keycloak.requests.users).toBe(1);
 
-    await register(users, { firstname: 'Eve', lastname: 'Lovelace' });
+    await shareAnEvent(testDatabase(), me, [await register(users, { firstname: 'Eve', lastname: 'Lovelace' })]);
     expect((await users.findUsers(me, 'lovelace')).every((user) => user.kind === 'registered')).toBe(true);
     expect(keycloak.requests.users).toBe(1);
+  });
+
+  it('finds the directory\'s people who have logged in as registered users, whether or not they share anything', async () => {
+    const users = service({ users_find_use_kc: true }, 5, directory);
+    const me = await register(users, {});
+    const bob = await register(users, { firstname: 'Bob', lastname: 'Lovelace', email: 'bob@example.org' });
+    const found = await users.findUsers(me, 'lovelace');
+    expect(found.filter((user) => user.email === 'bob@example.org')).toEqual([{ kind: 'registered', ...users.toPublicProfile(bob) }]);
   });
 
   it('does not ask the directory with the switch off', async () => {

@@ -9,7 +9,8 @@
  * added, a body of the wrong type, malformed JSON, a body at the size limit and one byte over, a
  * wrong Content-Type, no body or an unexpected one, a wrong method, a garbage Authorization
  * header, a tampered cursor. The caller is the fixtures' owner (so that the request reaches
- * validation and the handler), a stranger, a guest with an invite code, or nobody.
+ * validation and the handler), a stranger, a guest with an invite code, nobody, or the bearer of
+ * a token the issuer really signed that is no access token of Convene's (`other_client`, `id_token`).
  */
 import fc from 'fast-check';
 import { openapiDocument } from '../../../generated/openapi-document.js';
@@ -61,8 +62,15 @@ export function contractOperations(): OperationShape[] {
   });
 }
 
-/** Who sends a request: `member` is the fixtures' owner (a gateway for the call-in start). */
-export type Caller = 'member' | 'stranger' | 'guest' | 'anonymous' | 'garbage';
+/**
+ * Who sends a request: `member` is the fixtures' owner (a gateway for the call-in start);
+ * `other_client` holds the owner's token issued to another client of the realm (for the call-in
+ * start, one carrying the call-in role), `id_token` the owner's ID token.
+ */
+export type Caller = 'member' | 'stranger' | 'guest' | 'anonymous' | 'garbage' | 'other_client' | 'id_token';
+
+/** The callers holding a token the issuer signed that must open nothing: always 401. */
+export const MISAIMED: readonly Caller[] = ['other_client', 'id_token'];
 
 /** What a request starts from: values the operation accepts for the fixtures. */
 export interface RequestBase {
@@ -280,7 +288,12 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
   const conformingQuery = (p: ParameterShape) =>
     CURSOR_PARAMETERS.has(p.name) && setting.cursors.length > 0 ? fc.constantFrom(...setting.cursors) : conforming(p.schema, source);
 
-  const others: Caller[] = ['stranger', 'anonymous', ...(op.schemes.includes('InviteCode') ? (['guest'] as const) : [])];
+  const others: Caller[] = [
+    'stranger',
+    'anonymous',
+    ...(op.schemes.includes('InviteCode') ? (['guest'] as const) : []),
+    ...(op.schemes.length > 0 ? MISAIMED : []),
+  ];
   const caller = fc.oneof({ weight: 8, arbitrary: fc.constant<Caller>('member') }, { weight: 2, arbitrary: fc.constantFrom(...others) });
 
   // the base: the fixtures' path values; query parameters from the base, or some generated; the base body or a generated one

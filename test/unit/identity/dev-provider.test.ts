@@ -48,7 +48,11 @@ describe('development identity provider', () => {
 
     expect(decodeProtectedHeader(tokens.id_token)).toMatchObject({ alg: 'ES256', kid: provider.jwks().keys[0]!.kid });
     expect(decodeJwt(tokens.id_token).aud).toBe('convene');
-    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: 'convene', realm_access: { roles: ['call-in'] } });
+    expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: 'convene', azp: 'convene', realm_access: { roles: ['call-in'] } });
+    // RFC 9068: the access token says what it is, so its ID token can never stand in for it
+    expect(decodeProtectedHeader(tokens.access_token).typ).toBe('at+jwt');
+    await expect(identity.verifyAccessToken(tokens.id_token)).rejects.toMatchObject({ status: 401 });
+    await expect(identity.verifyIdToken(tokens.access_token)).rejects.toMatchObject({ status: 400 });
   });
 
   it('honours the lifetime, the audience and the roles claim path', async () => {
@@ -100,7 +104,7 @@ describe('development identity provider', () => {
     expect(devIssuerUrl({ http: { port: 8080, public_url: 'https://convene.example/' } })).toBe('https://convene.example/dev-idp');
     expect(devKeyFile({ database: { data_dir: '/srv/data', in_memory: false } })).toBe('/srv/data/dev-idp-key.json');
     expect(devKeyFile({ database: { data_dir: '/srv/data', in_memory: true } })).toBeUndefined();
-    const provider = await devProviderFromConfig(devConfig(dir, { audience: 'api' }));
+    const provider = await devProviderFromConfig(devConfig(dir, { audiences: ['api', 'other'] }));
     expect(provider).toMatchObject({ issuer: ISSUER, clientId: 'convene', audience: 'api' });
     expect((await stat(join(dir, 'dev-idp-key.json'))).isFile()).toBe(true);
   });
