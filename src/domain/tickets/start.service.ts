@@ -1,7 +1,8 @@
 /**
  * The three ways into a room's signaling (interface-spec §4.2 "Signaling tickets", design.md §6):
- *   - a registered user with access to the room (owner, or invitee of its event);
- *   - a guest holding an active, unexpired invite code of the room;
+ *   - a registered user with access to the room (owner, or invitee of its event not banned from it);
+ *   - a guest holding an active, unexpired invite code of the room, unless it presents the access
+ *     token of a user banned from the room;
  *   - a call-in gateway presenting the room's call-in id and pin.
  * Every guessable secret (room password, invite code, call-in pin) is checked behind the rate
  * limiter, per source address and per target, and compared in constant time.
@@ -15,7 +16,8 @@ import { isInviteCodeFormat } from '../invites/invite-code.js';
 import { findValidInvite } from '../invites/invites.repository.js';
 import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
-import { isBannedFromRoom, findSipConfigByCallInId } from './start.repository.js';
+import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
 import { issueTicket, type IssuedTicket } from './ticket-issuer.js';
 
@@ -27,7 +29,13 @@ export interface StartOptions {
 
 export interface StartService {
   startAsUser(userId: string, roomId: string, request: StartOptions & { password?: string }, source: string): Promise<IssuedTicket>;
-  startAsGuest(roomId: string, request: StartOptions & { invite_code: string; password?: string }, source: string): Promise<IssuedTicket>;
+  /** `presentedUserId`: the registered user whose access token came along, if any (auth.ts `presentedUser`). */
+  startAsGuest(
+    roomId: string,
+    request: StartOptions & { invite_code: string; password?: string },
+    source: string,
+    presentedUserId?: string,
+  ): Promise<IssuedTicket>;
   startCallIn(request: { id: string; pin: string }, source: string): Promise<IssuedTicket>;
 }
 
@@ -58,9 +66,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
   return {
     // room ids arrive in lower case: the HTTP edge canonicalises path uuids
     async startAsUser(userId, roomId, request, source) {
+      // a banned invitee has no access: it learns nothing more than a stranger (no 403 in the contract)
       const access = await requireRoomAccess(db, userId, roomId);
-      // a banned invitee learns nothing more than a stranger (no 403 in the contract)
-      if (access.kind !== 'owner' && (await isBannedFromRoom(db, roomId, userId))) throw errors.notFound();
       if (access.kind !== 'owner' && access.room.password !== null) {
         await requirePassword(roomId, access.room.password, request.password, source);
       }
@@ -68,7 +75,7 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
     },
 
-    async startAsGuest(roomId, request, source) {
+    async startAsGuest(roomId, request, source, presentedUserId) {
       let invite: { room_password: string | null } | undefined;
       const validInvite = await guardAttempt(rateLimiter, attemptKeys('invite', source, roomId), async () => {
         const found = isInviteCodeFormat(request.invite_code)
@@ -78,6 +85,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
         return invite !== undefined;
       });
       if (!validInvite || !invite) throw errors.notFound();
+      // the same answer as a wrong code: a banned user learns nothing of the room
+      if (presentedUserId !== undefined && (await isBannedFromRoom(db, roomId, presentedUserId))) throw errors.notFound();
       if (invite.room_password !== null) await requirePassword(roomId, invite.room_password, request.password, source);
       rejectBreakoutRoom(request.breakout_room);
       const who = { kind: 'guest', inviteCode: request.invite_code.toLowerCase() } as const;
