@@ -334,7 +334,8 @@ export interface paths {
          * @description Needs no authorization. An active, unexpired code answers 201 with its room and whether the room
          *     has a password; an unknown, inactive or expired code answers 404. Failed verifications are
          *     limited per source address and per code (429 with `Retry-After`); a right code is never
-         *     refused for other addresses' failures.
+         *     refused for other addresses' failures. An `Authorization: Bearer` access token of a user
+         *     banned from the code's room (see [Bans](#bans)) is 404 too; any other value is ignored.
          */
         post: operations["verify_invite_code"];
         delete?: never;
@@ -587,7 +588,8 @@ export interface paths {
         put?: never;
         /**
          * Get a signaling ticket for a room as a registered user.
-         * @description The room's owner and the invitees of its event may start it; anyone else gets 404. The answer
+         * @description The room's owner and the invitees of its event may start it; anyone else, and an invitee
+         *     banned from the room (see [Bans](#bans)), gets 404, with a resumption token too. The answer
          *     holds a single-use ticket, valid for 30 s, to present when opening `/signaling`
          *     (`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>`), and a resumption token.
          *
@@ -629,6 +631,12 @@ export interface paths {
          *     `verify_invite_code` (never per room: strangers' guesses refuse none of the room's guests);
          *     failed passwords per source address and per room and code. Over a limit the answer is 429
          *     with `Retry-After`. The participant joins as a guest.
+         *
+         *     An `Authorization: Bearer` access token is not needed, but it is read when sent: the start of
+         *     a user banned from the room (see [Bans](#bans)) is 404, as for a wrong code. Any other value
+         *     (none, an expired or foreign token) leaves the caller an anonymous guest. A code a moderator
+         *     deactivated by banning a guest (or the owner by `DELETE /rooms/{room_id}/invites/{invite_code}`)
+         *     is 404, also with a resumption token.
          *
          *     `breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is
          *     400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.

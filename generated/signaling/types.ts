@@ -986,9 +986,9 @@ export type EchoRequestCommand = components['schemas']['echo.request'];
 export type ModerationAcceptCommand = components['schemas']['moderation.accept'];
 /** moderation.accepted: To the waiting participant; it may now send `control` `enter_room`. */
 export type ModerationAcceptedEvent = components['schemas']['moderation.accepted'];
-/** moderation.ban: A moderator removes a registered user from the room for good. */
+/** moderation.ban: A moderator removes a registered user or an invite-code guest from the room for good. */
 export type ModerationBanCommand = components['schemas']['moderation.ban'];
-/** moderation.banned: To each session of a user a moderator banned; its last frame before its socket is closed with 1000. */
+/** moderation.banned: To each session of a user a moderator banned, or to a banned guest; its last frame before its socket is closed with 1000. */
 export type ModerationBannedEvent = components['schemas']['moderation.banned'];
 /** moderation.debrief: A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
 export type ModerationDebriefCommand = components['schemas']['moderation.debrief'];

@@ -63,9 +63,9 @@ export declare const validate_echo_request: ValidateFunction<T.EchoRequestComman
 export declare const validate_moderation_accept: ValidateFunction<T.ModerationAcceptCommand>;
 /** moderation.accepted (event): To the waiting participant; it may now send `control` `enter_room`. */
 export declare const validate_moderation_accepted: ValidateFunction<T.ModerationAcceptedEvent>;
-/** moderation.ban (command): A moderator removes a registered user from the room for good. */
+/** moderation.ban (command): A moderator removes a registered user or an invite-code guest from the room for good. */
 export declare const validate_moderation_ban: ValidateFunction<T.ModerationBanCommand>;
-/** moderation.banned (event): To each session of a user a moderator banned; its last frame before its socket is closed with 1000. */
+/** moderation.banned (event): To each session of a user a moderator banned, or to a banned guest; its last frame before its socket is closed with 1000. */
 export declare const validate_moderation_banned: ValidateFunction<T.ModerationBannedEvent>;
 /** moderation.debrief (command): A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
 export declare const validate_moderation_debrief: ValidateFunction<T.ModerationDebriefCommand>;

@@ -13,7 +13,7 @@
  */
 import type { Identity } from '../domain/identity/identity.js';
 import type { User, UserService } from '../domain/users/users.service.js';
-import { errors } from './errors.js';
+import { AppError, errors } from './errors.js';
 
 export type Caller =
   | { kind: 'anonymous' }
@@ -78,4 +78,23 @@ async function guest(code: string, source: string, deps: AuthDeps): Promise<Call
 export function callerUser(caller: Caller): User {
   if (caller.kind !== 'user') throw errors.unauthorized();
   return caller.user;
+}
+
+/**
+ * The registered user behind `Authorization: Bearer <access token>` sent to an operation that
+ * admits anyone and does not need it (start_invited_room, verify_invite_code), so that a user
+ * banned from a room is refused there too when it presents itself. Whatever else the header holds
+ * (nothing, an invite code, an expired, foreign or forged token, a subject that never logged in)
+ * names nobody: the caller is anonymous, as it would be without the header.
+ */
+export async function presentedUser(authorization: string | undefined, deps: Pick<AuthDeps, 'identity' | 'users'>): Promise<User | undefined> {
+  const [scheme, credentials] = authorization?.trim().split(/\s+/) ?? [];
+  if (scheme?.toLowerCase() !== 'bearer' || !credentials || !JWT_SHAPE.test(credentials)) return undefined;
+  try {
+    return await deps.users.authenticate(await deps.identity.verifyAccessToken(credentials));
+  } catch (err) {
+    // a token that opens nothing; a provider or database that is away is no answer about the token
+    if (err instanceof AppError && err.status === 401) return undefined;
+    throw err;
+  }
 }

@@ -42,8 +42,9 @@ export interface ParticipantContext {
 }
 
 /**
- * The room and participant of a redeemed ticket, or undefined when the room is gone or the user was
- * banned from it. `callIn` is `[call_in]`, for the event's meeting details.
+ * The room and participant of a redeemed ticket, or undefined when the room is gone, the user was
+ * banned from it or the guest's invite code deactivated. `callIn` is `[call_in]`, for the event's
+ * meeting details.
  */
 export async function loadRoomContext(
   db: Kysely<DB>,
@@ -52,6 +53,7 @@ export async function loadRoomContext(
   callIn: { tel?: string; uri?: string } = {},
 ): Promise<{ room: RoomContext; participant: ParticipantContext } | undefined> {
   const userId = ticket.who.kind === 'user' ? ticket.who.userId : null;
+  const inviteCode = ticket.who.kind === 'guest' ? ticket.who.inviteCode : null;
   const row = await db
     .selectFrom('rooms')
     .innerJoin('users as owner', 'owner.id', 'rooms.created_by')
@@ -89,6 +91,17 @@ export async function loadRoomContext(
           eb.selectFrom('room_bans').select('room_bans.user_id').whereRef('room_bans.room_id', '=', 'rooms.id').where('room_bans.user_id', '=', userId),
         )
         .as('banned'),
+      // likewise a guest's code deactivated since (a guest's ban, or its owner's withdrawal)
+      eb
+        .exists(
+          eb
+            .selectFrom('room_invites')
+            .select('room_invites.code')
+            .whereRef('room_invites.room_id', '=', 'rooms.id')
+            .where('room_invites.code', '=', inviteCode)
+            .where('room_invites.active', '=', true),
+        )
+        .as('invite_active'),
     ])
     .where('rooms.id', '=', ticket.roomId)
     .executeTakeFirst();
@@ -115,6 +128,7 @@ export async function loadRoomContext(
   };
   const isRoomOwner = userId !== null && userId === row.created_by;
   if (row.banned && !isRoomOwner) return undefined;
+  if (inviteCode !== null && !row.invite_active) return undefined;
   const role: Role =
     ticket.who.kind !== 'user' ? 'guest' : isRoomOwner || row.invite_role === 'moderator' ? 'moderator' : 'user';
   const participant: ParticipantContext = {

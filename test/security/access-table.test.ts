@@ -1,7 +1,8 @@
 /**
  * Who may do what, for every operation of spec/openapi.yaml and every kind of caller (issue 8,
- * "Access"): the owner of a room and its event, a moderator and a user invited to the event, a
- * logged-in stranger, a guest with the room's invite code (as `InviteCode` and as `Bearer`), an
+ * "Access"): the owner of a room and its event, a moderator and a user invited to the event, a user
+ * invited to the event and banned from its room (issue 22: as a stranger to the room, its event and
+ * their data, on every path), a logged-in stranger, a guest with the room's invite code (as `InviteCode` and as `Bearer`), an
  * anonymous caller, and bearers of the owner's expired token, of a token of another issuer, of a
  * token forged with another key, of a gateway's service token, and of tokens the issuer signed that
  * are not Convene's access tokens (issue 22): the owner's token issued to another client, the
@@ -45,6 +46,8 @@ interface Rule<Op extends OperationId> {
   admits: Admits;
   /** Among the admitted users (and guests), those who may; every other admitted caller gets 404. */
   may?: readonly Party[];
+  /** For an operation anyone may call: the callers who present themselves (a Bearer token) and are refused with 404. */
+  refuses?: readonly Party[];
   /** The answer of success. */
   status: number;
   /**
@@ -55,7 +58,7 @@ interface Rule<Op extends OperationId> {
   request?: (scene: Scene, cast: Cast) => Request<Op>;
 }
 
-const USERS = ['owner', 'moderator', 'invitee', 'stranger'] as const;
+const USERS = ['owner', 'moderator', 'invitee', 'banned', 'stranger'] as const;
 const READERS = ['owner', 'moderator', 'invitee'] as const;
 const OWNER = ['owner'] as const;
 const INVITEES = ['moderator', 'invitee'] as const;
@@ -67,9 +70,11 @@ const table: { [Op in OperationId]: Rule<Op> } = {
   get_health: { admits: 'anyone', status: 200 },
   get_login_provider: { admits: 'anyone', status: 200 },
   login: { admits: 'anyone', status: 200, request: (_, c) => ({ body: { id_token: c.newcomer.idToken } }) },
-  verify_invite_code: { admits: 'anyone', status: 201, request: (s) => ({ body: { invite_code: s.inviteCode } }) },
+  verify_invite_code: { admits: 'anyone', refuses: ['banned'], status: 201, request: (s) => ({ body: { invite_code: s.inviteCode } }) },
   start_invited_room: {
     admits: 'anyone',
+    // a banned user presenting itself cannot come in as a guest; one who hides its token is an anonymous guest
+    refuses: ['banned'],
     status: 200,
     request: (s, c) => ({ body: { invite_code: s.inviteCode, password: c.secrets.roomPassword } }),
   },
@@ -184,7 +189,7 @@ const REGISTERED: readonly Party[] = USERS;
 
 /** What a cell must answer, from the table alone. */
 function expectedStatus(rule: Rule<OperationId>, party: Party): number {
-  if (rule.admits === 'anyone') return rule.status;
+  if (rule.admits === 'anyone') return rule.refuses?.includes(party) ? 404 : rule.status;
   if (rule.admits === 'gateways') return party === 'gateway' ? rule.status : 401;
   const admitted = REGISTERED.includes(party) || ((GUESTS as readonly Party[]).includes(party) && rule.admits === 'users_and_guests');
   if (!admitted) return 401;
@@ -346,5 +351,24 @@ describe.each(operationIds)('%s', (operationId) => {
     } else {
       expect(leakedSecrets(party, res.text_), res.text_).toEqual([]);
     }
+  });
+});
+
+describe('a banned invitee', () => {
+  /** The ids an answer of a listing names, as `party` lists them (first page, 100 to a page). */
+  async function listed(path: string, party: 'invitee' | 'banned'): Promise<string[]> {
+    const res = await app.request('GET', `/v1${path}?per_page=100`, { headers: { authorization: `Bearer ${cast[party].accessToken}` } });
+    expect(res.status, res.text_).toBe(200);
+    return (JSON.parse(res.text_) as { id: string }[]).map((item) => item.id);
+  }
+
+  // the other cells only look for secrets in a listing; here the room, the event and their people
+  it.each([
+    ['/rooms', () => shared.roomId],
+    ['/events', () => shared.eventId],
+    ['/users', () => cast.owner.id],
+  ])('finds nothing of the room in %s, where an invitee finds it', async (path, id) => {
+    expect(await listed(path, 'invitee')).toContain(id());
+    expect(await listed(path, 'banned')).not.toContain(id());
   });
 });

@@ -2,8 +2,9 @@
  * The callers and scenes of the access table (test/security/access-table.test.ts).
  *
  * Callers: every kind the contract meets. The owner of a room and of its event, a moderator and a
- * user invited to the event, a logged-in stranger, a guest holding the room's invite code (sent as
- * `InviteCode <code>`, or as `Bearer <code>` as existing clients do), nobody, and bearers of tokens
+ * user invited to the event, a user invited to the event and banned from its room (a moderator's
+ * `ban`), a logged-in stranger, a guest holding the room's invite code (sent as `InviteCode <code>`,
+ * or as `Bearer <code>` as existing clients do), nobody, and bearers of tokens
  * that must open nothing: the owner's token past its `exp`, a token of another issuer, one forged
  * in the issuer's name with another key, a gateway's service token, and tokens the issuer really
  * signed that are not Convene's access tokens: the owner's access token issued to another client
@@ -12,8 +13,8 @@
  *
  * A scene is one event with its room and everything a room carries (a password, a SIP config with
  * a known pin, an invite code, a streaming target with a known key, optionally an asset and
- * favorites), made through the API as its owner; the invitations are written straight into the
- * database. Its secrets are the cast's, so that a test can look for them in any answer.
+ * favorites), made through the API as its owner; the invitations and the ban are written straight
+ * into the database. Its secrets are the cast's, so that a test can look for them in any answer.
  */
 import { randomBytes } from 'node:crypto';
 import { expect } from 'vitest';
@@ -26,6 +27,7 @@ export const PARTIES = [
   'owner',
   'moderator',
   'invitee',
+  'banned',
   'stranger',
   'guest',
   'guest_bearer',
@@ -46,6 +48,8 @@ export interface Cast {
   moderator: TestUser;
   /** Invited to every scene's event as a user. */
   invitee: TestUser;
+  /** Invited to every scene's event as a user, and banned from its room (`room_bans`). */
+  banned: TestUser;
   stranger: TestUser;
   /** Invited as a user too: the one whose invitation the table changes and withdraws. */
   bystander: TestUser;
@@ -58,8 +62,8 @@ export interface Cast {
 }
 
 export async function createCast(app: TestApp): Promise<Cast> {
-  const [owner, moderator, invitee, stranger, bystander, newcomer] = await Promise.all(
-    ['owner', 'moderator', 'invitee', 'stranger', 'bystander', 'newcomer'].map((name) => app.login(name)),
+  const [owner, moderator, invitee, banned, stranger, bystander, newcomer] = await Promise.all(
+    ['owner', 'moderator', 'invitee', 'banned', 'stranger', 'bystander', 'newcomer'].map((name) => app.login(name)),
   );
   const otherIssuer = await startTestIssuer({ clientId: 'convene' });
   const ownerSubject = { sub: `sub-${owner!.name}` };
@@ -67,6 +71,7 @@ export async function createCast(app: TestApp): Promise<Cast> {
     owner: owner!,
     moderator: moderator!,
     invitee: invitee!,
+    banned: banned!,
     stranger: stranger!,
     bystander: bystander!,
     newcomer: newcomer!,
@@ -113,6 +118,7 @@ export function authorizationOf(cast: Cast, scene: Scene, party: Party): string 
     case 'owner':
     case 'moderator':
     case 'invitee':
+    case 'banned':
     case 'stranger':
       return `Bearer ${cast[party].accessToken}`;
     case 'guest':
@@ -161,8 +167,11 @@ export async function createScene(app: TestApp, cast: Cast, options: SceneOption
       { event_id: eventId, invitee: cast.moderator.id, role: 'moderator', created_by: cast.owner.id },
       { event_id: eventId, invitee: cast.invitee.id, role: 'user', created_by: cast.owner.id },
       { event_id: eventId, invitee: cast.bystander.id, role: 'user', created_by: cast.owner.id },
+      { event_id: eventId, invitee: cast.banned.id, role: 'user', created_by: cast.owner.id },
     ])
-    .execute();
+    .execute()
+    // as a moderator's `ban` writes it: the invitation stays, the ban overrides it
+    .then(() => dbOf(app).insertInto('room_bans').values({ room_id: roomId, user_id: cast.banned.id, created_by: cast.owner.id }).execute());
   const [sip, invite, target, asset] = await Promise.all([
     // every event's room has a SIP config already: this sets its pin
     asOwner(app, cast, 'PUT', `/rooms/${roomId}/sip`, 200, { password: cast.secrets.pin }),
@@ -180,7 +189,7 @@ export async function createScene(app: TestApp, cast: Cast, options: SceneOption
   if (options.favorites) {
     await dbOf(app)
       .insertInto('event_favorites')
-      .values([cast.owner, cast.moderator, cast.invitee].map((user) => ({ user_id: user.id, event_id: eventId })))
+      .values([cast.owner, cast.moderator, cast.invitee, cast.banned].map((user) => ({ user_id: user.id, event_id: eventId })))
       .execute();
   }
   return {

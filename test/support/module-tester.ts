@@ -141,6 +141,8 @@ export interface ParticipantOptions {
   displayName?: string;
   /** A registered user's id (default: a new one); the same for two sessions of one user. */
   userId?: string;
+  /** A guest's invite code (default: a new one). */
+  inviteCode?: string;
 }
 
 export interface ModuleTesterOptions {
@@ -239,7 +241,7 @@ export class ModuleTester {
       id,
       who:
         options.resumes?.participant.who ??
-        (kind === 'user' ? { kind, userId: options.userId ?? randomUUID() } : kind === 'guest' ? { kind, inviteCode: randomUUID() } : { kind, sipId: id }),
+        (kind === 'user' ? { kind, userId: options.userId ?? randomUUID() } : kind === 'guest' ? { kind, inviteCode: options.inviteCode ?? randomUUID() } : { kind, sipId: id }),
       kind,
       role: options.role ?? options.resumes?.participant.role ?? (kind === 'user' ? 'user' : 'guest'),
       isRoomOwner: options.isRoomOwner ?? false,

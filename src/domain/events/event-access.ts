@@ -1,11 +1,13 @@
 /**
  * Who may see an event (docs/architecture.md §5): its creator, and every registered invitee whatever the
- * invite's status (a declined invitee can still look the meeting up and accept later). Everyone
- * else gets 404, as if the event did not exist. Changes to the event itself need the creator.
+ * invite's status (a declined invitee can still look the meeting up and accept later) but one
+ * banned from the event's room (rooms/room-bans.ts). Everyone else gets 404, as if the event did
+ * not exist. Changes to the event itself need the creator.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import type { DB, EventRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
+import { notBannedFrom } from '../rooms/room-bans.js';
 
 export type EventAccess = { kind: 'creator' | 'invitee'; event: EventRow };
 
@@ -17,7 +19,10 @@ async function findEventAccess(db: Kysely<DB>, userId: string, eventId: string):
   const row = await db
     .selectFrom('events')
     .leftJoin('event_invites as my_invite', (join) =>
-      join.onRef('my_invite.event_id', '=', 'events.id').on('my_invite.invitee', '=', userId),
+      join
+        .onRef('my_invite.event_id', '=', 'events.id')
+        .on('my_invite.invitee', '=', userId)
+        .on(notBannedFrom(sql.ref('events.room_id'), userId)),
     )
     .selectAll('events')
     .select('my_invite.invitee as my_invitee')

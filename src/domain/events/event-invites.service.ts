@@ -5,12 +5,13 @@
  * same transaction). No access is 404: reading needs the creator or an invitee, changing the creator.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 
 import type { Config } from '../../config/schema.js';
 import type { DB, EventInviteRole, EventInviteStatus, EventRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { queueEventNotification } from '../notifications/outbox.js';
+import { notBannedFrom } from '../rooms/room-bans.js';
 import { requireEventAccess, requireEventCreator } from './event-access.js';
 import { listInvitees, type InviteePage } from './invitees.js';
 
@@ -115,20 +116,26 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
     },
 
     async answer(callerId, eventId, status) {
-      await updateInvite(db, eventId, callerId, { status }, 'You are not invited to this event');
+      await updateInvite(db, eventId, callerId, { status }, 'You are not invited to this event', { unlessBanned: true });
     },
   };
 }
 
-/** Changes the user's invitation to the event; 404 with `missing` when there is none. */
+/**
+ * Changes the user's invitation to the event; 404 with `missing` when there is none, or with
+ * `unlessBanned` (the invitee answering) when the user is banned from the event's room.
+ */
 async function updateInvite(
   db: Kysely<DB>,
   eventId: string,
   userId: string,
   changes: { role?: EventInviteRole; status?: EventInviteStatus },
   missing: string,
+  { unlessBanned = false } = {},
 ): Promise<void> {
-  const updated = await db.updateTable('event_invites').set(changes).where('event_id', '=', eventId).where('invitee', '=', userId).executeTakeFirst();
+  let update = db.updateTable('event_invites').set(changes).where('event_id', '=', eventId).where('invitee', '=', userId);
+  if (unlessBanned) update = update.where(notBannedFrom(sql`(select events.room_id from events where events.id = event_invites.event_id)`, userId));
+  const updated = await update.executeTakeFirst();
   if (Number(updated.numUpdatedRows) === 0) throw errors.notFound(missing);
 }
 

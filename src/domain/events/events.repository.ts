@@ -19,6 +19,7 @@ import type {
   StreamingTargetRow,
 } from '../../db/schema.js';
 import { PUBLIC_PROFILE_FIELDS, type PublicUserProfile } from '../users/user.js';
+import { notBannedFrom } from '../rooms/room-bans.js';
 import type { ListPosition } from './cursor.js';
 
 type Db = Kysely<DB>;
@@ -87,8 +88,12 @@ function viewQuery(db: Db, callerId: string) {
     .selectFrom('events')
     .innerJoin('rooms', 'rooms.id', 'events.room_id')
     .leftJoin('sip_configs', 'sip_configs.room_id', 'events.room_id')
+    // a caller banned from the event's room has no invitation to show or read it by
     .leftJoin('event_invites as my_invite', (join) =>
-      join.onRef('my_invite.event_id', '=', 'events.id').on('my_invite.invitee', '=', callerId),
+      join
+        .onRef('my_invite.event_id', '=', 'events.id')
+        .on('my_invite.invitee', '=', callerId)
+        .on(notBannedFrom(sql.ref('events.room_id'), callerId)),
     )
     .leftJoin('event_favorites as favorite', (join) =>
       join.onRef('favorite.event_id', '=', 'events.id').on('favorite.user_id', '=', callerId),
@@ -131,7 +136,7 @@ export interface ListFilter {
   limit: number;
 }
 
-/** The events the caller created or has a user invite to (any status), filtered, in keyset order. */
+/** The events the caller created or has a user invite to (any status; not banned from their rooms), filtered, in keyset order. */
 export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventViewRow[]> {
   return listQueries.execute(db, { callerId, filter });
 }
@@ -199,7 +204,14 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
         .selectFrom('events as own')
         .select('own.id')
         .where('own.created_by', '=', callerId)
-        .unionAll(eb.selectFrom('event_invites').select('event_invites.event_id as id').where('event_invites.invitee', '=', callerId)),
+        .unionAll(
+          eb
+            .selectFrom('event_invites')
+            .innerJoin('events as invited', 'invited.id', 'event_invites.event_id')
+            .select('event_invites.event_id as id')
+            .where('event_invites.invitee', '=', callerId)
+            .where(notBannedFrom(sql.ref('invited.room_id'), callerId)),
+        ),
     );
   // Overlap of [starts_at, range_end] (range_end null: open-ended series) with the range; a
   // time-independent event has no span and never matches a bound.

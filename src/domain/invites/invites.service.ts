@@ -11,6 +11,7 @@ import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
+import { isBannedFromRoom } from '../rooms/room-bans.js';
 import { instant } from '../time/instants.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest, User } from '../users/user.js';
@@ -36,8 +37,11 @@ export interface InviteService {
   setExpiration(caller: User, roomId: string, code: string, expiration: string | null): Promise<RoomInvite>;
   /** Soft delete: the code stays listed but never admits anyone again. */
   deactivate(caller: User, roomId: string, code: string): Promise<RoomInvite>;
-  /** 404 for an unknown, inactive or expired code; failures count against `source` and the code (429 when over). */
-  verify(code: string, source: string): Promise<InviteVerifyResult>;
+  /**
+   * 404 for an unknown, inactive or expired code; failures count against `source` and the code (429
+   * when over). `presentedUserId`: the user whose access token came along, if any; 404 when banned from the room.
+   */
+  verify(code: string, source: string, presentedUserId?: string): Promise<InviteVerifyResult>;
   /** The invite behind a code if it is active and unexpired now; undefined otherwise (also for a non-UUID). */
   findValidInvite(code: string): Promise<ValidInvite | undefined>;
   /**
@@ -114,9 +118,11 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
       return view(await repository.updateRoomInvite(db, roomId, code, { active: false, userId: caller.id, now: now() }));
     },
 
-    async verify(code, source) {
+    async verify(code, source, presentedUserId) {
       const invite = await admitGuest(code, source);
       if (!invite) throw errors.notFound();
+      // the same answer as an unknown code: a banned user learns nothing of the room
+      if (presentedUserId !== undefined && (await isBannedFromRoom(db, invite.roomId, presentedUserId))) throw errors.notFound();
       return { room_id: invite.roomId, password_required: invite.passwordRequired };
     },
 

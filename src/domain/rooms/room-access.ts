@@ -1,15 +1,17 @@
 /**
  * Who may see a room (docs/architecture.md §5): its creator owns it; an invitee of the room's event (any invite
- * status: a declined invitee may still look the meeting up) may read it and start it. Everyone else
- * gets 404, as if the room did not exist, so that no stranger learns of it.
+ * status: a declined invitee may still look the meeting up) may read it and start it, unless a
+ * moderator banned it from the room (room-bans.ts). Everyone else gets 404, as if the room did not
+ * exist, so that no stranger learns of it.
  *
  * Every room-scoped operation (rooms, invites, SIP, streaming targets, assets, start) asks here
  * first; write operations then require `access.kind === 'owner'`.
  */
-import type { Kysely } from 'kysely';
+import { sql, type Kysely } from 'kysely';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, EventInviteRole, RoomRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
+import { notBannedFrom } from './room-bans.js';
 
 const ROOM_COLUMNS = columnsOf<RoomRow>({ id: true, created_by: true, created_at: true, password: true, waiting_room: true });
 
@@ -17,7 +19,7 @@ export type RoomAccess =
   | { kind: 'owner'; room: RoomRow }
   | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
 
-/** The room with the caller's role as an invitee of its event (null if none): the hot query of every room operation. */
+/** The room with the caller's role as an invitee of its event (null if none or banned): the hot query of every room operation. */
 const roomAccessQuery = preparedQuery(['userId', 'roomId'], (db, { userId, roomId }: { userId: string; roomId: string }) =>
   db
     .selectFrom('rooms')
@@ -29,6 +31,7 @@ const roomAccessQuery = preparedQuery(['userId', 'roomId'], (db, { userId, roomI
         .select('event_invites.role')
         .whereRef('events.room_id', '=', 'rooms.id')
         .where('event_invites.invitee', '=', userId)
+        .where(notBannedFrom(sql.ref('rooms.id'), userId))
         .limit(1)
         .as('invite_role'),
     )

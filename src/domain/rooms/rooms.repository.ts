@@ -6,6 +6,7 @@ import { sql, type Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
 import type { PageRequest } from '../users/user.js';
+import { notBannedFrom } from './room-bans.js';
 
 type Db = Kysely<DB>;
 
@@ -13,7 +14,7 @@ export async function insertRoom(db: Db, values: NewRoomRow): Promise<RoomRow> {
   return db.insertInto('rooms').values(values).returningAll().executeTakeFirstOrThrow();
 }
 
-/** Rooms the user created, plus the rooms of events the user is invited to (any invite status). */
+/** Rooms the user created, plus the rooms of events the user is invited to (any invite status) and not banned from. */
 function accessibleRooms(db: Db, userId: string) {
   return db.selectFrom('rooms').where((eb) =>
     eb.or([
@@ -25,7 +26,8 @@ function accessibleRooms(db: Db, userId: string) {
           .selectFrom('events')
           .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
           .select('events.room_id')
-          .where('event_invites.invitee', '=', userId),
+          .where('event_invites.invitee', '=', userId)
+          .where(notBannedFrom(sql.ref('events.room_id'), userId)),
       ),
     ]),
   );

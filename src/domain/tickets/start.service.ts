@@ -1,7 +1,8 @@
 /**
  * The three ways into a room's signaling (the contract "Signaling tickets", docs/architecture.md §6):
- *   - a registered user with access to the room (owner, or invitee of its event);
- *   - a guest holding an active, unexpired invite code of the room;
+ *   - a registered user with access to the room (owner, or invitee of its event not banned from it);
+ *   - a guest holding an active, unexpired invite code of the room, unless it presents the access
+ *     token of a user banned from the room;
  *   - a call-in gateway presenting the room's call-in id and pin.
  * Every guessable secret (room password, invite code, call-in pin) is checked behind the rate
  * limiter and compared in constant time. The keys are chosen so that strangers' failures never
@@ -18,7 +19,8 @@ import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js
 import { findValidInvite } from '../invites/invites.repository.js';
 import { guardAttempt, sourceKey, targetKey, type AttemptKey, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
-import { isBannedFromRoom, findSipConfigByCallInId } from './start.repository.js';
+import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
 import { issueTicket, type IssuedTicket } from './ticket-issuer.js';
 
@@ -30,7 +32,13 @@ export interface StartOptions {
 
 export interface StartService {
   startAsUser(userId: string, roomId: string, request: StartOptions & { password?: string }, source: string): Promise<IssuedTicket>;
-  startAsGuest(roomId: string, request: StartOptions & { invite_code: string; password?: string }, source: string): Promise<IssuedTicket>;
+  /** `presentedUserId`: the registered user whose access token came along, if any (auth.ts `presentedUser`). */
+  startAsGuest(
+    roomId: string,
+    request: StartOptions & { invite_code: string; password?: string },
+    source: string,
+    presentedUserId?: string,
+  ): Promise<IssuedTicket>;
   startCallIn(request: { id: string; pin: string }): Promise<IssuedTicket>;
 }
 
@@ -80,9 +88,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
   return {
     // room ids arrive in lower case: the HTTP edge canonicalises path uuids
     async startAsUser(userId, roomId, request, source) {
+      // a banned invitee has no access: it learns nothing more than a stranger (no 403 in the contract)
       const access = await requireRoomAccess(db, userId, roomId);
-      // a banned invitee learns nothing more than a stranger (no 403 in the contract)
-      if (access.kind !== 'owner' && (await isBannedFromRoom(db, roomId, userId))) throw errors.notFound();
       if (access.kind !== 'owner' && access.room.password !== null) {
         await requirePassword(roomId, { userId }, access.room.password, request.password, source);
       }
@@ -90,7 +97,7 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
     },
 
-    async startAsGuest(roomId, request, source) {
+    async startAsGuest(roomId, request, source, presentedUserId) {
       let invite: { room_id: string; room_password: string | null } | undefined;
       await guardAttempt(rateLimiter, inviteAttemptKeys(source, request.invite_code), async () => {
         invite = isInviteCodeFormat(request.invite_code)
@@ -100,6 +107,8 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       });
       // a valid code of another room is no guess (its holder knows it is valid): refused, not counted
       if (invite?.room_id !== roomId) throw errors.notFound();
+      // the same answer as a wrong code: a banned user learns nothing of the room
+      if (presentedUserId !== undefined && (await isBannedFromRoom(db, roomId, presentedUserId))) throw errors.notFound();
       if (invite.room_password !== null) {
         await requirePassword(roomId, { inviteCode: request.invite_code }, invite.room_password, request.password, source);
       }

@@ -7,6 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
+import { notBannedFrom } from '../rooms/room-bans.js';
 import type { PageRequest, User, UserPatch } from './user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
@@ -136,7 +137,8 @@ export async function updateUser(db: Db, id: string, patch: UserPatch): Promise<
 
 /**
  * The users who share a room or an event with the caller: the caller; the creators of the events
- * the caller created or is invited to and of those events' rooms; and those events' invitees.
+ * the caller created or is invited to (and not banned from their rooms) and of those events' rooms;
+ * and those events' invitees.
  */
 function visibleUserIds(db: Db, callerId: string) {
   return db
@@ -150,7 +152,8 @@ function visibleUserIds(db: Db, callerId: string) {
             .selectFrom('events')
             .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
             .select(['events.id', 'events.created_by', 'events.room_id'])
-            .where('event_invites.invitee', '=', callerId),
+            .where('event_invites.invitee', '=', callerId)
+            .where(notBannedFrom(sql.ref('events.room_id'), callerId)),
         ),
     )
     .with('visible', (qb) =>

@@ -1,10 +1,10 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { callerUser } from '../auth.js';
+import { callerUser, presentedUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function invitesHandlers({ invites, config }: Services) {
+export function invitesHandlers({ invites, config, identity, users }: Services) {
   return {
     async get_room_invites({ caller, params, query, req }) {
       const page = pageQuery(query);
@@ -30,7 +30,8 @@ export function invitesHandlers({ invites, config }: Services) {
 
     async verify_invite_code({ body, req }) {
       // req.ip honours `[http] trust_proxy`; a missing address (a closed socket) still counts, as one source
-      return { status: 201, body: await invites.verify(body.invite_code, req.ip ?? 'unknown') };
+      const user = await presentedUser(req.get('authorization'), { identity, users });
+      return { status: 201, body: await invites.verify(body.invite_code, req.ip ?? 'unknown', user?.id) };
     },
   } satisfies Handlers<OperationsByTag['invites']>;
 }

@@ -5,7 +5,7 @@
 import type { Request } from 'express';
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { createStartService } from '../../domain/tickets/start.service.js';
-import { callerUser } from '../auth.js';
+import { callerUser, presentedUser } from '../auth.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
 import type { Services } from './services.js';
@@ -13,7 +13,7 @@ import type { Services } from './services.js';
 /** The client's address as Express sees it (`[http] trust_proxy` decides whether X-Forwarded-For counts). */
 const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
-export function signalingHandlers({ database, signalingStore, rateLimiter, clock }: Services) {
+export function signalingHandlers({ database, signalingStore, rateLimiter, clock, identity, users }: Services) {
   const start = createStartService({ db: database.db, signalingStore, rateLimiter, clock });
   return {
     async start_room({ caller, params, body, req }) {
@@ -22,7 +22,8 @@ export function signalingHandlers({ database, signalingStore, rateLimiter, clock
     },
 
     async start_invited_room({ params, body, req }) {
-      return { status: 200, body: await start.startAsGuest(params.room_id, body, sourceOf(req)) };
+      const user = await presentedUser(req.get('authorization'), { identity, users });
+      return { status: 200, body: await start.startAsGuest(params.room_id, body, sourceOf(req), user?.id) };
     },
 
     async start_call_in({ caller, body }) {

@@ -5,14 +5,14 @@
  * granted or revoked on one instance counts on the other, every refusal (permissions, the owner's
  * protection, guests, absent targets) holds for targets on the other instance, the room switches
  * (raised hands disabled, the waiting room turned on) hold on both, a ban ends the user's sessions
- * on both (in the room and waiting), an order crossing its target's own close leaves one `left`,
+ * on both (in the room and waiting), a guest's ban deactivates its code for both, an order crossing its target's own close leaves one `left`,
  * and nothing of it stays in Redis once everyone is gone. Needs REDIS_URL: without Redis each
  * instance has its own in-process bus and stores.
  */
 import { randomUUID } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openAndJoin, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { dbOf, redisUrl, startRoom } from '../../support/signaling.js';
+import { connect, openAndJoin, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
+import { dbOf, insertSipConfig, redisUrl, startCallIn, startInvited, startRoom } from '../../support/signaling.js';
 import { roomKeysLeft, useSignalingRooms } from '../../support/signaling-rooms.js';
 import type { TestApp } from '../../support/test-app.js';
 
@@ -39,8 +39,7 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     opened.push(client);
     return client;
   }
-  type Joined = Awaited<ReturnType<typeof join>>;
-  const idOf = (client: Joined) => client.joinSuccess.id;
+  const idOf = (client: { joinSuccess: { id: string } }) => client.joinSuccess.id;
 
   /** The next `update` of one participant, skipping others'. */
   async function updateOf(client: SignalingClient, id: string) {
@@ -76,6 +75,23 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
       const { payload } = await client.next('moderation', 'joined_waiting_room');
       if (payload.control.display_name === displayName) return payload;
     }
+  }
+
+  /** A phone caller on `app`, joined. */
+  async function callerOn(app: TestApp, roomId: string) {
+    const sip = await insertSipConfig(one, roomId);
+    const answer = await startCallIn(app, await one.issuer.serviceToken(['call-in']), { id: sip.id, pin: sip.pin });
+    expect(answer.status).toBe(200);
+    const client = await connect(app, answer.body.ticket);
+    opened.push(client);
+    client.command('control', 'join', { display_name: '+49 30 1234' });
+    return Object.assign(client, { joinSuccess: (await client.next('control', 'join_success')).payload });
+  }
+
+  const codeOf = (guest: Starter) => (guest as { inviteCode: string }).inviteCode;
+  async function codeIsActive(guest: Starter) {
+    const { active } = await dbOf(one).selectFrom('room_invites').select('active').where('code', '=', codeOf(guest)).executeTakeFirstOrThrow();
+    return active;
   }
 
   /** Owner Alice on instance one, user Ulla and guest Gus on instance two. */
@@ -150,7 +166,8 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     const ulla = await join(two, await theRoom.invitee('user'), 'Ulla');
     const gus = await join(two, theRoom.guest, 'Gus');
     const gina = await join(one, theRoom.guest, 'Gina');
-    const everyone = [alice, mona, ulla, gus, gina];
+    const phone = await callerOn(two, theRoom.roomId);
+    const everyone = [alice, mona, ulla, gus, gina, phone];
 
     // a user on two and a guest on one, each about someone on the other instance
     for (const [sender, target] of [
@@ -182,7 +199,7 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
       ['control', 'revoke_moderator_role', idOf(alice), 'target_is_room_owner'],
       ['control', 'grant_moderator_role', idOf(alice), 'nothing_to_do'],
       ['control', 'revoke_moderator_role', idOf(ulla), 'nothing_to_do'],
-      ['moderation', 'ban', idOf(gus), 'cannot_ban_guest'],
+      ['moderation', 'ban', idOf(phone), 'cannot_ban_guest'],
       ['moderation', 'accept', idOf(ulla), 'not_in_waiting_room'],
       ['moderation', 'kick', randomUUID(), 'unknown_participant'],
       ['control', 'grant_moderator_role', randomUUID(), 'unknown_participant'],
@@ -197,6 +214,7 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
       await client.expectNothing('control', 'role_updated', 0);
     }
     expect(await dbOf(one).selectFrom('room_bans').selectAll().where('room_id', '=', theRoom.roomId).execute()).toEqual([]);
+    expect(await codeIsActive(theRoom.guest)).toBe(true);
     const late = await join(one, theRoom.guest, 'Late');
     expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual(everyone.map(idOf).sort());
     expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
@@ -276,6 +294,23 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     for (let i = 0; i < 2; i++) lefts.push((await gus.next('control', 'left')).payload);
     expect(lefts.map((left) => [left.id, left.reason]).sort()).toEqual([[idOf(ulla), 'banned'], [idOf(ullaOnOne), 'banned']].sort());
     for (const app of [one, two]) expect((await startRoom(app, theRoom.roomId, { token: (ullaStarter as { token: string }).token })).status).toBe(404);
+  });
+
+  it('bans a guest on the other instance: it ends, its code opens nothing on either instance, other guests of the code stay', async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    const gina = await join(one, theRoom.guest, 'Gina');
+    const { ticket } = await startTicket(two, theRoom.guest);
+    alice.command('moderation', 'ban', { target: idOf(gus) });
+    expect((await gus.next('moderation', 'banned')).payload).toEqual({ message: 'banned' });
+    expect((await gus.closed).code).toBe(1000);
+    for (const client of [alice, ulla, gina]) expect(await leftOf(client, idOf(gus))).toEqual({ message: 'left', id: idOf(gus), reason: 'banned' });
+    expect(await codeIsActive(theRoom.guest)).toBe(false);
+    for (const app of [one, two]) {
+      expect((await startInvited(app, theRoom.roomId, { invite_code: codeOf(theRoom.guest), resumption: gus.resumption })).status).toBe(404);
+      await expect(connect(app, ticket)).rejects.toThrow(/upgrade refused with 401: .*"code":"invalid_ticket"/);
+    }
+    await gina.expectNothing('moderation', 'banned', 50);
+    await ulla.expectNothing('control', 'left', 0);
   });
 
   it("bans a user in the room on one instance and waiting on the other: both end, with the ban the user's", async () => {

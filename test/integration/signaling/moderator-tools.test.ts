@@ -11,7 +11,7 @@
 import { randomUUID } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 import { connect, startTicket, type SignalingClient, type Starter } from '../../support/signaling-client.js';
-import { dbOf, startRoom } from '../../support/signaling.js';
+import { dbOf, insertInvite, post, startInvited, startRoom } from '../../support/signaling.js';
 import { useSignalingRooms, type RoomOptions } from '../../support/signaling-rooms.js';
 
 /** `unmoderated`: a tariff without the moderation module. */
@@ -31,6 +31,14 @@ async function inviteeUser(roomId: string, role: 'moderator' | 'user') {
 }
 
 type Joined = Awaited<ReturnType<typeof join>>;
+
+/** The invite code of the room's guests. */
+const codeOf = (room: { guest: Starter }) => (room.guest as { inviteCode: string }).inviteCode;
+
+async function codeIsActive(room: { guest: Starter }) {
+  const { active } = await dbOf(app).selectFrom('room_invites').select('active').where('code', '=', codeOf(room)).executeTakeFirstOrThrow();
+  return active;
+}
 
 /** Owner Alice, user Ulla and guest Gus in a fresh room, each having seen the others join. */
 async function trio(options: RoomOptions = {}) {
@@ -331,14 +339,13 @@ describe('ban', () => {
     await alice.expectNothing('control', 'left');
   });
 
-  it('refuses guests and callers (cannot_ban_guest) and the owner, and bans nobody', async () => {
+  it('refuses callers (cannot_ban_guest) and the owner, and bans nobody', async () => {
     const { room, alice, gus, idOf } = await trio();
     const mona = await join(await room.invitee('moderator'), 'Mona');
     const phone = await rooms.callIn(room.roomId);
     phone.command('control', 'join', { display_name: '+49 30 1234' });
     const { id: phoneId } = (await phone.next('control', 'join_success')).payload;
     for (const [target, error] of [
-      [idOf(gus), 'cannot_ban_guest'],
       [phoneId, 'cannot_ban_guest'],
       [idOf(alice), 'cannot_ban_room_owner'],
       [randomUUID(), 'unknown_participant'],
@@ -347,7 +354,64 @@ describe('ban', () => {
       expect((await mona.next('moderation', 'error')).payload.error).toBe(error);
     }
     expect(await dbOf(app).selectFrom('room_bans').selectAll().where('room_id', '=', room.roomId).execute()).toEqual([]);
-    await gus.expectNothing('moderation', 'banned', 50);
+    expect(await codeIsActive(room)).toBe(true);
+    for (const client of [gus, phone]) await client.expectNothing('moderation', 'banned', 50);
+  });
+
+  it('keeps the banned user out of what its invitation opened, also when it comes as a guest with its token', async () => {
+    const { room, ullaStarter, alice, ulla, idOf } = await trio();
+    const { token } = ullaStarter as { token: string };
+    const code = codeOf(room);
+    const reads = ['', '/invites', '/event', '/tariff', '/assets', '/streaming_targets'].map((path) => `/v1/rooms/${room.roomId}${path}`);
+    for (const path of reads) expect((await app.request('GET', path, { headers: { authorization: `Bearer ${token}` } })).status, path).toBe(200);
+
+    alice.command('moderation', 'ban', { target: idOf(ulla) });
+    await ulla.closed;
+    for (const path of reads) expect((await app.request('GET', path, { headers: { authorization: `Bearer ${token}` } })).status, path).toBe(404);
+    expect((await post(app, `/v1/rooms/${room.roomId}/start_invited`, { token, body: { invite_code: code } })).status).toBe(404);
+    expect((await post(app, '/v1/invite/verify', { token, body: { invite_code: code } })).status).toBe(404);
+    // without its token it is an anonymous guest, which nothing tells apart (README "Bans")
+    expect((await post(app, `/v1/rooms/${room.roomId}/start_invited`, { body: { invite_code: code } })).status).toBe(200);
+  });
+});
+
+describe('ban of a guest', () => {
+  it('ends its session and deactivates the code it came in with: nobody starts with the code again, a ticket got before included', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    const gia = await join(room.guest, 'Gia'); // a guest on the same code
+    const { ticket } = await startTicket(app, room.guest);
+    alice.command('moderation', 'ban', { target: idOf(gus) });
+    expect((await gus.next('moderation', 'banned')).payload).toEqual({ message: 'banned' });
+    expect((await gus.closed).code).toBe(1000);
+    expect(gus.received.at(-1)!.payload).toEqual({ message: 'banned' });
+    for (const other of [alice, ulla, gia]) expect((await other.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'banned' });
+
+    expect(await codeIsActive(room)).toBe(false);
+    expect(await dbOf(app).selectFrom('room_bans').selectAll().where('room_id', '=', room.roomId).execute()).toEqual([]);
+    const code = codeOf(room);
+    expect((await startInvited(app, room.roomId, { invite_code: code })).status).toBe(404);
+    expect((await startInvited(app, room.roomId, { invite_code: code, resumption: gus.resumption })).status).toBe(404);
+    await expect(connect(app, ticket)).rejects.toThrow(/upgrade refused with 401: .*"code":"invalid_ticket"/);
+    // the other guest of the code stays, until it leaves: then it cannot come back with that code either
+    await gia.expectNothing('moderation', 'banned', 50);
+    await gia.close();
+    expect((await alice.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gia), reason: 'quit' });
+    expect((await startInvited(app, room.roomId, { invite_code: code, resumption: gia.resumption })).status).toBe(404);
+    // another code of the room, and its owner's, still open it
+    const other = { roomId: room.roomId, inviteCode: await insertInvite(app, room.roomId, room.owner) };
+    expect((await join(other, 'Newcomer')).joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(ulla)].sort());
+  });
+
+  it('by a guest made moderator works alike, and a code deactivated meanwhile stays so', async () => {
+    const { room, alice, gus, idOf } = await trio();
+    const gia = await join(room.guest, 'Gia');
+    alice.command('control', 'grant_moderator_role', { target: idOf(gia) });
+    await gia.next('control', 'role_updated');
+    await dbOf(app).updateTable('room_invites').set({ active: false }).where('code', '=', codeOf(room)).execute();
+    gia.command('moderation', 'ban', { target: idOf(gus) });
+    await gus.next('moderation', 'banned');
+    expect((await gus.closed).code).toBe(1000);
+    expect(await codeIsActive(room)).toBe(false);
   });
 });
 

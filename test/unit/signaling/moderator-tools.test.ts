@@ -370,7 +370,7 @@ describe('ban', () => {
     expect(gus.state).toBe('joined');
   });
 
-  it('refuses guests and callers (cannot_ban_guest), the owner, non-moderators and targets not in the room, and bans nobody', async () => {
+  it('refuses callers (cannot_ban_guest), the owner, non-moderators and targets not in the room, and bans nobody', async () => {
     const { room, alice } = await bannableRoom();
     const mona = await joined('Mona', { room, role: 'moderator', userId: await user('mona') });
     const ulla = await joined('Ulla', { room, role: 'user', userId: await user('ulla') });
@@ -381,7 +381,6 @@ describe('ban', () => {
     const cases: Array<[FakeSession, string, string]> = [
       [ulla, gus.id, 'insufficient_permissions'],
       [mona, randomUUID(), 'unknown_participant'],
-      [mona, gus.id, 'cannot_ban_guest'],
       [mona, phone.id, 'cannot_ban_guest'],
       [mona, alice.id, 'cannot_ban_room_owner'],
     ];
@@ -391,6 +390,28 @@ describe('ban', () => {
     }
     expect(await bansOf(room.roomId)).toEqual([]);
     for (const session of everyone) expect([session.state, tester.payloads(session)]).toEqual(['joined', []]);
+  });
+
+  it('ends a guest\'s session and deactivates the code it came in with (by the sender), leaving the other guests of the code', async () => {
+    const { room, alice } = await bannableRoom();
+    const monaId = await user('mona');
+    const mona = await joined('Mona', { room, role: 'moderator', userId: monaId });
+    const { code } = await db
+      .insertInto('room_invites')
+      .values({ room_id: room.roomId, created_by: room.ownerId, updated_by: room.ownerId })
+      .returning('code')
+      .executeTakeFirstOrThrow();
+    const [gus, gia] = [await joined('Gus', { room, kind: 'guest', inviteCode: code }), await joined('Gia', { room, kind: 'guest', inviteCode: code })];
+    for (const session of [alice, mona, gus, gia]) tester.sent(session);
+
+    await moderation(mona, { action: 'ban', target: gus.id });
+    expectEnded(gus, { message: 'banned' });
+    expect(gus.closedWith).toEqual({ code: 1000, reason: 'banned' });
+    for (const other of [alice, mona, gia]) expect(lefts(other)).toEqual([[gus.id, 'banned']]);
+    expect(gia.state).toBe('joined');
+    const invite = await db.selectFrom('room_invites').select(['active', 'updated_by']).where('code', '=', code).executeTakeFirstOrThrow();
+    expect(invite).toEqual({ active: false, updated_by: monaId });
+    expect(await bansOf(room.roomId)).toEqual([]);
   });
 
   it("records the ban of a guest made moderator as the room owner's", async () => {

@@ -1,7 +1,7 @@
 /**
  * Who is in a room, on every instance: each joined participant's record (as `join_success` lists
  * it to later joiners, kept up to date as hands go up and roles change) with a registered user's id
- * (never shown to anyone; a ban needs it), and the time the room's session began (the first join
+ * or a guest's invite code (never shown to anyone; a ban needs them), and the time the room's session began (the first join
  * since it was last empty; `closes_at` counts from it). The in-process store serves one instance;
  * the Redis store makes one room of the participants of every instance, with the participant limit
  * checked and the member added in one atomic step, so concurrent joins on two instances cannot both
@@ -16,10 +16,14 @@ import type { Participant } from '../../../../generated/signaling/types.js';
 /** A member as the others see it: the Participant without the other modules' peer data (asked for when needed). */
 export type MemberRecord = Pick<Participant, 'id' | 'control'>;
 
-/** A member as stored: its record, and the user id of a registered user. */
+/**
+ * A member as stored: its record, the user id of a registered user and the invite code of an
+ * invite-code guest (neither ever shown to anyone: a ban needs them).
+ */
 export interface Member {
   record: MemberRecord;
   userId?: string;
+  inviteCode?: string;
 }
 
 export type JoinOutcome =

@@ -39,10 +39,13 @@ export const memberRecord = (session: Session, change: ControlChange = {}): Memb
   control: participantControl(session, change),
 });
 
-/** The session as the membership store keeps it: its record (with `change` made) and a registered user's id. */
+/** The session as the membership store keeps it: its record (with `change` made) and a registered user's id or a guest's code. */
 export function memberOf(session: Session, change: ControlChange = {}): Member {
   const { who } = session.participant;
-  return { record: memberRecord(session, change), ...(who.kind === 'user' ? { userId: who.userId } : {}) };
+  const record = memberRecord(session, change);
+  if (who.kind === 'user') return { record, userId: who.userId };
+  if (who.kind === 'guest') return { record, inviteCode: who.inviteCode };
+  return { record };
 }
 
 /** Oldest first, so every participant sees the list in the same order. */

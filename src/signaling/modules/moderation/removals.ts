@@ -8,9 +8,11 @@
  * others see `left` with the reason), or it is moved to the waiting room. A session that has left
  * meanwhile is left alone.
  *
- * Kick: the target may come back (and waits if the room has its waiting room on). Ban: the user's
- * every session in the room, waiting or not, ends, and `room_bans` keeps it from starting the room
- * again. Send to the waiting room, and debrief: the room's waiting room is on until the room
+ * Kick: the target may come back (and waits if the room has its waiting room on). Ban of a
+ * registered user: the user's every session in the room, waiting or not, ends, and `room_bans` keeps
+ * it out of the room and its data for good. Ban of an invite-code guest: its session ends and the
+ * code it came in with is deactivated, so that neither it nor anyone else starts with the code again
+ * (other guests of the code in the room stay until they leave). Callers cannot be banned. Send to the waiting room, and debrief: the room's waiting room is on until the room
  * empties, so those removed wait when they come back; a debriefing ends the sessions of the scope's
  * roles (`all`: everyone, the sender too) and tells the others `debriefing_started`.
  */
@@ -27,7 +29,7 @@ import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session, SessionState } from '../../session.js';
 import type { LeaveReason } from '../module.js';
 import { forceWaitingRoom, type ModerationContext } from './moderation-context.js';
-import { banFromRoom } from './room-bans.js';
+import { banFromRoom, revokeInviteCode } from './room-bans.js';
 
 /** The orders of this file, by the command that gives them. */
 const ORDERS = new Set(['kick', 'ban', 'send_to_waiting_room', 'debrief']);
@@ -98,7 +100,7 @@ export function createRemovals(context: ModerationContext): Removals {
   /** Each local session the order concerns, with what to do with it (in its order). */
   function* tasksOf(hub: RoomHub, message: RoomMessage): Iterable<[Session, () => Promise<void>]> {
     const { payload, audience } = message;
-    if (payload.message === 'ban') {
+    if (payload.message === 'ban' && audience.to === 'room') {
       for (const session of hub.sessions.values()) {
         const { who } = session.participant;
         if (who.kind !== 'user' || who.userId !== payload.user_id) continue;
@@ -126,12 +128,14 @@ export function createRemovals(context: ModerationContext): Removals {
     } else if (audience.to === 'participant') {
       const session = hub.sessions.get(audience.id);
       if (!session) return;
-      const kick = payload.message === 'kick';
+      const { message } = payload;
       yield [
         session,
         async () => {
           if (session.state !== 'joined') return;
-          await (kick ? end(session, hub, { message: 'kicked' }, 'kicked', 'kicked') : moveToWaitingRoom(session, hub));
+          if (message === 'kick') await end(session, hub, { message: 'kicked' }, 'kicked', 'kicked');
+          else if (message === 'ban') await end(session, hub, { message: 'banned' }, 'banned', 'banned');
+          else await moveToWaitingRoom(session, hub);
         },
       ];
     }
@@ -147,11 +151,20 @@ export function createRemovals(context: ModerationContext): Removals {
     async ban(session, command, hub) {
       const member = await targetOf(session, command, 'cannot_ban_room_owner');
       if (!member) return;
-      if (member.userId === undefined) return context.fail(session, 'cannot_ban_guest');
       const { who } = session.participant;
+      const { roomId } = session.room;
       // a guest made moderator has no user to record: the ban is the room owner's then
-      await banFromRoom(deps.db, session.room.roomId, member.userId, who.kind === 'user' ? who.userId : session.room.ownerId);
-      await order(hub, { message: 'ban', user_id: member.userId });
+      const by = who.kind === 'user' ? who.userId : session.room.ownerId;
+      if (member.userId !== undefined) {
+        await banFromRoom(deps.db, roomId, member.userId, by);
+        await order(hub, { message: 'ban', user_id: member.userId });
+      } else if (member.inviteCode !== undefined) {
+        await revokeInviteCode(deps.db, roomId, member.inviteCode, by, new Date(deps.scheduler.now()));
+        await order(hub, { message: 'ban' }, command.target);
+      } else {
+        // a caller: its gateway's call-in pin is the room's, for every caller
+        context.fail(session, 'cannot_ban_guest');
+      }
     },
 
     async sendToWaitingRoom(session, command, hub) {
