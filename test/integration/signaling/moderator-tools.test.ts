@@ -2,7 +2,9 @@
  * Raised hands, the moderator role and the moderators' tools over real sockets (one instance; on
  * Redis when REDIS_URL is set): `control` `raise_hand`, `lower_hand`, `grant_moderator_role`,
  * `revoke_moderator_role`, and `moderation` `kick`, `ban`, `send_to_waiting_room`, `debrief`,
- * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`. Who may do what, what each
+ * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`, `enable_waiting_room`,
+ * `disable_waiting_room`, `change_display_name`. Who may do what (moderators; users, guests and
+ * sockets not joined are refused), what each
  * participant is sent (every frame checked against the contract by the test client), the socket
  * of a removed participant closing with 1000 after its last frame, a ban written where the start
  * operation reads it (for the target's user, by the sender's), the commands' limits, a moderator's
@@ -545,6 +547,23 @@ describe('enable_waiting_room and disable_waiting_room', () => {
     const next = await joinEmptied(room.moderator, 'Alice again');
     expect(next.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true });
     await wait(room.guest, 'Next guest');
+  });
+
+  it('leave nobody waiting who joins while the waiting room goes off', async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    const alice = await join(room.moderator, 'Alice');
+    const joiners = await Promise.all(Array.from({ length: 12 }, () => open(room.guest)));
+    joiners.forEach((joiner, i) => joiner.command('control', 'join', { display_name: `Guest ${i}` }));
+    alice.command('moderation', 'disable_waiting_room');
+    await alice.next('moderation', 'waiting_room_disabled');
+    for (const joiner of joiners) {
+      const first = (await joiner.next()).payload;
+      if (first.message === 'join_success') continue;
+      expect(first).toEqual({ message: 'in_waiting_room' });
+      expect((await joiner.next('moderation')).payload).toEqual({ message: 'accepted' });
+    }
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    expect(mona.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: false, waiting_room_participants: [] });
   });
 
   it('let in a participant a moderator sent to the waiting room, and the switch holds against send_to_waiting_room only until it turns it on again', async () => {
