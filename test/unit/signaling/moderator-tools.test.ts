@@ -224,6 +224,7 @@ describe('enable_waiting_room and disable_waiting_room', () => {
     const alice = await joined('Alice', { room, role: 'moderator', isRoomOwner: true });
     const ulla = await entered('Ulla', { room, role: 'user' }, alice);
     const first = await joined('First', { room, kind: 'guest' });
+    await tester.advance(1_000);
     const second = await joined('Second', { room, kind: 'sip' });
     tester.sent(alice);
     tester.sent(ulla);
