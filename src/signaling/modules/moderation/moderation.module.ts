@@ -99,9 +99,20 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
       throw err;
     }
     hub.release(session, { namespace: 'moderation', payload: answer });
-    // a moderator switched the waiting room off after this participant found it on, and may have
-    // let the others in before it was listed: it lets itself in (of the two, one wins)
-    if (!(await waitingRoomIsOn(session))) await admit(session.room.roomId, record.id, hub);
+    await admitIfSwitchedOff(session, record.id, hub);
+  }
+
+  /**
+   * A moderator may have switched the waiting room off after this participant found it on, and let
+   * those waiting in before it was listed: then it lets itself in (of the two, one wins). It waits
+   * already, so a failure here is logged, not answered: a moderator can still let it in.
+   */
+  async function admitIfSwitchedOff(session: Session, id: string, hub: RoomHub) {
+    try {
+      if (!(await waitingRoomIsOn(session))) await admit(session.room.roomId, id, hub);
+    } catch (err) {
+      deps.logger.error({ err, roomId: session.room.roomId, participantId: id }, 'a participant waiting as the waiting room went off was not let in');
+    }
   }
 
   const context: ModerationContext = {
