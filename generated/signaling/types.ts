@@ -1025,7 +1025,7 @@ export type EchoReplyEvent = components['schemas']['echo.reply'];
 export type EchoRequestCommand = components['schemas']['echo.request'];
 /** moderation.accept: A moderator lets a participant in from the waiting room. */
 export type ModerationAcceptCommand = components['schemas']['moderation.accept'];
-/** moderation.accepted: To the waiting participant; it may now send `control` `enter_room`. */
+/** moderation.accepted: To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */
 export type ModerationAcceptedEvent = components['schemas']['moderation.accepted'];
 /** moderation.ban: A moderator removes a registered user from the room for good. */
 export type ModerationBanCommand = components['schemas']['moderation.ban'];
@@ -1057,7 +1057,7 @@ export type ModerationJoinedWaitingRoomEvent = components['schemas']['moderation
 export type ModerationKickCommand = components['schemas']['moderation.kick'];
 /** moderation.kicked: To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
 export type ModerationKickedEvent = components['schemas']['moderation.kicked'];
-/** moderation.left_waiting_room: To the moderators, when a participant stops waiting (accepted, or gone). */
+/** moderation.left_waiting_room: To the moderators, when a participant stops waiting (accepted, let in as the waiting room went off, or gone). */
 export type ModerationLeftWaitingRoomEvent = components['schemas']['moderation.left_waiting_room'];
 /** moderation.raise_hands_disabled: To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
 export type ModerationRaiseHandsDisabledEvent = components['schemas']['moderation.raise_hands_disabled'];

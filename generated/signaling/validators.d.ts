@@ -61,7 +61,7 @@ export declare const validate_echo_reply: ValidateFunction<T.EchoReplyEvent>;
 export declare const validate_echo_request: ValidateFunction<T.EchoRequestCommand>;
 /** moderation.accept (command): A moderator lets a participant in from the waiting room. */
 export declare const validate_moderation_accept: ValidateFunction<T.ModerationAcceptCommand>;
-/** moderation.accepted (event): To the waiting participant; it may now send `control` `enter_room`. */
+/** moderation.accepted (event): To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */
 export declare const validate_moderation_accepted: ValidateFunction<T.ModerationAcceptedEvent>;
 /** moderation.ban (command): A moderator removes a registered user from the room for good. */
 export declare const validate_moderation_ban: ValidateFunction<T.ModerationBanCommand>;
@@ -93,7 +93,7 @@ export declare const validate_moderation_joined_waiting_room: ValidateFunction<T
 export declare const validate_moderation_kick: ValidateFunction<T.ModerationKickCommand>;
 /** moderation.kicked (event): To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
 export declare const validate_moderation_kicked: ValidateFunction<T.ModerationKickedEvent>;
-/** moderation.left_waiting_room (event): To the moderators, when a participant stops waiting (accepted, or gone). */
+/** moderation.left_waiting_room (event): To the moderators, when a participant stops waiting (accepted, let in as the waiting room went off, or gone). */
 export declare const validate_moderation_left_waiting_room: ValidateFunction<T.ModerationLeftWaitingRoomEvent>;
 /** moderation.raise_hands_disabled (event): To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
 export declare const validate_moderation_raise_hands_disabled: ValidateFunction<T.ModerationRaiseHandsDisabledEvent>;
