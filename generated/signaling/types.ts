@@ -521,6 +521,21 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
+        "moderation.change_display_name": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "change_display_name";
+                /** @description Trimmed by the server, then 1 to 100 characters (else `invalid_display_name`, not `invalid_message`). */
+                new_name: string;
+                /**
+                 * Format: uuid
+                 * @description The guest's or caller's participant id.
+                 */
+                target: string;
+            };
+        };
         "moderation.debrief": {
             /** @constant */
             namespace: "moderation";
@@ -549,6 +564,33 @@ export interface components {
                 action: "disable_raise_hands";
             };
         };
+        "moderation.disable_waiting_room": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "disable_waiting_room";
+            };
+        };
+        "moderation.display_name_changed": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** Format: uuid */
+                issued_by: string;
+                /** @constant */
+                message: "display_name_changed";
+                /** @description As trimmed by the server. */
+                new_name: string;
+                old_name: string;
+                /**
+                 * Format: uuid
+                 * @description The renamed participant.
+                 */
+                target: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
         "moderation.enable_raise_hands": {
             /** @constant */
             namespace: "moderation";
@@ -557,12 +599,20 @@ export interface components {
                 action: "enable_raise_hands";
             };
         };
+        "moderation.enable_waiting_room": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                action: "enable_waiting_room";
+            };
+        };
         "moderation.error": {
             /** @constant */
             namespace: "moderation";
             payload: {
                 /** @enum {string} */
-                error: "insufficient_permissions" | "not_in_waiting_room" | "unknown_participant" | "cannot_kick_room_owner" | "cannot_ban_room_owner" | "cannot_send_room_owner_to_waiting_room" | "cannot_ban_guest";
+                error: "insufficient_permissions" | "not_in_waiting_room" | "unknown_participant" | "cannot_kick_room_owner" | "cannot_ban_room_owner" | "cannot_send_room_owner_to_waiting_room" | "cannot_ban_guest" | "cannot_change_name_of_registered_users" | "invalid_display_name";
                 /** @constant */
                 message: "error";
             };
@@ -699,6 +749,15 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
+        "moderation.waiting_room_disabled": {
+            /** @constant */
+            namespace: "moderation";
+            payload: {
+                /** @constant */
+                message: "waiting_room_disabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
         "moderation.waiting_room_enabled": {
             /** @constant */
             namespace: "moderation";
@@ -708,7 +767,7 @@ export interface components {
             };
             timestamp: components["schemas"]["Timestamp"];
         };
-        /** @description Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first). */
+        /** @description Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, unless a moderator switched it for the meeting with `enable_waiting_room` or `disable_waiting_room`, or turned it on with `send_to_waiting_room` or `debrief`, until the room empties; `waiting_room_participants`: who waits, oldest first). */
         ModerationJoinData: {
             raise_hands_enabled: boolean;
             /** @description Moderators only. */
@@ -984,20 +1043,28 @@ export type EchoReplyEvent = components['schemas']['echo.reply'];
 export type EchoRequestCommand = components['schemas']['echo.request'];
 /** moderation.accept: A moderator lets a participant in from the waiting room. */
 export type ModerationAcceptCommand = components['schemas']['moderation.accept'];
-/** moderation.accepted: To the waiting participant; it may now send `control` `enter_room`. */
+/** moderation.accepted: To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */
 export type ModerationAcceptedEvent = components['schemas']['moderation.accepted'];
 /** moderation.ban: A moderator removes a registered user or an invite-code guest from the room for good. */
 export type ModerationBanCommand = components['schemas']['moderation.ban'];
 /** moderation.banned: To each session of a user a moderator banned, or to a banned guest; its last frame before its socket is closed with 1000. */
 export type ModerationBannedEvent = components['schemas']['moderation.banned'];
+/** moderation.change_display_name: A moderator renames an invite-code guest or a caller in the room. */
+export type ModerationChangeDisplayNameCommand = components['schemas']['moderation.change_display_name'];
 /** moderation.debrief: A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
 export type ModerationDebriefCommand = components['schemas']['moderation.debrief'];
 /** moderation.debriefing_started: To each participant a debriefing keeps in the room. `issued_by` is the moderator who started it. */
 export type ModerationDebriefingStartedEvent = components['schemas']['moderation.debriefing_started'];
 /** moderation.disable_raise_hands: A moderator stops participants from raising their hands, and lowers every raised one. */
 export type ModerationDisableRaiseHandsCommand = components['schemas']['moderation.disable_raise_hands'];
+/** moderation.disable_waiting_room: A moderator turns the waiting room off for the running meeting, letting everyone waiting in. */
+export type ModerationDisableWaitingRoomCommand = components['schemas']['moderation.disable_waiting_room'];
+/** moderation.display_name_changed: To everyone in the room, the renamed participant included, when a moderator's `change_display_name` renamed a guest or caller. `issued_by` is that moderator. */
+export type ModerationDisplayNameChangedEvent = components['schemas']['moderation.display_name_changed'];
 /** moderation.enable_raise_hands: A moderator lets participants raise their hands again. */
 export type ModerationEnableRaiseHandsCommand = components['schemas']['moderation.enable_raise_hands'];
+/** moderation.enable_waiting_room: A moderator turns the waiting room on for the running meeting. */
+export type ModerationEnableWaitingRoomCommand = components['schemas']['moderation.enable_waiting_room'];
 /** moderation.error: A moderation command failed; only the sender receives it. */
 export type ModerationErrorEvent = components['schemas']['moderation.error'];
 /** moderation.in_waiting_room: To the joining participant, instead of `join_success`; wait for `accepted`. */
@@ -1008,7 +1075,7 @@ export type ModerationJoinedWaitingRoomEvent = components['schemas']['moderation
 export type ModerationKickCommand = components['schemas']['moderation.kick'];
 /** moderation.kicked: To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
 export type ModerationKickedEvent = components['schemas']['moderation.kicked'];
-/** moderation.left_waiting_room: To the moderators, when a participant stops waiting (accepted, or gone). */
+/** moderation.left_waiting_room: To the moderators, when a participant stops waiting (accepted, let in as the waiting room went off, or gone). */
 export type ModerationLeftWaitingRoomEvent = components['schemas']['moderation.left_waiting_room'];
 /** moderation.raise_hands_disabled: To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
 export type ModerationRaiseHandsDisabledEvent = components['schemas']['moderation.raise_hands_disabled'];
@@ -1024,7 +1091,9 @@ export type ModerationSendToWaitingRoomCommand = components['schemas']['moderati
 export type ModerationSentToWaitingRoomEvent = components['schemas']['moderation.sent_to_waiting_room'];
 /** moderation.session_ended: To each participant a debriefing removes; its last frame before its socket is closed with 1000. `issued_by` is the moderator who started the debriefing. */
 export type ModerationSessionEndedEvent = components['schemas']['moderation.session_ended'];
-/** moderation.waiting_room_enabled: The room has its waiting room on: to everyone in the room when a moderator's `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
+/** moderation.waiting_room_disabled: The room has its waiting room off: to everyone in the room when a moderator's `disable_waiting_room` turned it off (those waiting then receive `accepted`). */
+export type ModerationWaitingRoomDisabledEvent = components['schemas']['moderation.waiting_room_disabled'];
+/** moderation.waiting_room_enabled: The room has its waiting room on: to everyone in the room when a moderator's `enable_waiting_room` switched it on (on already or not), or `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
 export type ModerationWaitingRoomEnabledEvent = components['schemas']['moderation.waiting_room_enabled'];
 /** timer.error: A timer command failed; only the sender receives it. */
 export type TimerErrorEvent = components['schemas']['timer.error'];
@@ -1044,13 +1113,13 @@ export type TimerUpdatedReadyStatusEvent = components['schemas']['timer.updated_
 export type ChatCommand = ChatClearHistoryCommand | ChatDisableChatCommand | ChatEnableChatCommand | ChatSendMessageCommand | ChatSetLastSeenTimestampCommand;
 export type ControlCommand = ControlEnterRoomCommand | ControlGrantModeratorRoleCommand | ControlJoinCommand | ControlLowerHandCommand | ControlRaiseHandCommand | ControlRevokeModeratorRoleCommand;
 export type EchoCommand = EchoRequestCommand;
-export type ModerationCommand = ModerationAcceptCommand | ModerationBanCommand | ModerationDebriefCommand | ModerationDisableRaiseHandsCommand | ModerationEnableRaiseHandsCommand | ModerationKickCommand | ModerationResetRaisedHandsCommand | ModerationSendToWaitingRoomCommand;
+export type ModerationCommand = ModerationAcceptCommand | ModerationBanCommand | ModerationChangeDisplayNameCommand | ModerationDebriefCommand | ModerationDisableRaiseHandsCommand | ModerationDisableWaitingRoomCommand | ModerationEnableRaiseHandsCommand | ModerationEnableWaitingRoomCommand | ModerationKickCommand | ModerationResetRaisedHandsCommand | ModerationSendToWaitingRoomCommand;
 export type TimerCommand = TimerStartCommand | TimerStopCommand | TimerUpdateReadyStatusCommand;
 
 export type ChatEvent = ChatChatDisabledEvent | ChatChatEnabledEvent | ChatErrorEvent | ChatHistoryClearedEvent | ChatMessageSentEvent;
 export type ControlEvent = ControlErrorEvent | ControlJoinBlockedEvent | ControlJoinSuccessEvent | ControlJoinedEvent | ControlLeftEvent | ControlRoleUpdatedEvent | ControlUpdateEvent;
 export type EchoEvent = EchoReplyEvent;
-export type ModerationEvent = ModerationAcceptedEvent | ModerationBannedEvent | ModerationDebriefingStartedEvent | ModerationErrorEvent | ModerationInWaitingRoomEvent | ModerationJoinedWaitingRoomEvent | ModerationKickedEvent | ModerationLeftWaitingRoomEvent | ModerationRaiseHandsDisabledEvent | ModerationRaiseHandsEnabledEvent | ModerationRaisedHandResetByModeratorEvent | ModerationSentToWaitingRoomEvent | ModerationSessionEndedEvent | ModerationWaitingRoomEnabledEvent;
+export type ModerationEvent = ModerationAcceptedEvent | ModerationBannedEvent | ModerationDebriefingStartedEvent | ModerationDisplayNameChangedEvent | ModerationErrorEvent | ModerationInWaitingRoomEvent | ModerationJoinedWaitingRoomEvent | ModerationKickedEvent | ModerationLeftWaitingRoomEvent | ModerationRaiseHandsDisabledEvent | ModerationRaiseHandsEnabledEvent | ModerationRaisedHandResetByModeratorEvent | ModerationSentToWaitingRoomEvent | ModerationSessionEndedEvent | ModerationWaitingRoomDisabledEvent | ModerationWaitingRoomEnabledEvent;
 export type TimerEvent = TimerErrorEvent | TimerStartedEvent | TimerStoppedEvent | TimerUpdatedReadyStatusEvent;
 
 /** Every command a client may send. */
@@ -1063,7 +1132,7 @@ export interface CommandsByNamespace {
   chat: { "clear_history": ChatClearHistoryCommand; "disable_chat": ChatDisableChatCommand; "enable_chat": ChatEnableChatCommand; "send_message": ChatSendMessageCommand; "set_last_seen_timestamp": ChatSetLastSeenTimestampCommand };
   control: { "enter_room": ControlEnterRoomCommand; "grant_moderator_role": ControlGrantModeratorRoleCommand; "join": ControlJoinCommand; "lower_hand": ControlLowerHandCommand; "raise_hand": ControlRaiseHandCommand; "revoke_moderator_role": ControlRevokeModeratorRoleCommand };
   echo: { "*": EchoRequestCommand };
-  moderation: { "accept": ModerationAcceptCommand; "ban": ModerationBanCommand; "debrief": ModerationDebriefCommand; "disable_raise_hands": ModerationDisableRaiseHandsCommand; "enable_raise_hands": ModerationEnableRaiseHandsCommand; "kick": ModerationKickCommand; "reset_raised_hands": ModerationResetRaisedHandsCommand; "send_to_waiting_room": ModerationSendToWaitingRoomCommand };
+  moderation: { "accept": ModerationAcceptCommand; "ban": ModerationBanCommand; "change_display_name": ModerationChangeDisplayNameCommand; "debrief": ModerationDebriefCommand; "disable_raise_hands": ModerationDisableRaiseHandsCommand; "disable_waiting_room": ModerationDisableWaitingRoomCommand; "enable_raise_hands": ModerationEnableRaiseHandsCommand; "enable_waiting_room": ModerationEnableWaitingRoomCommand; "kick": ModerationKickCommand; "reset_raised_hands": ModerationResetRaisedHandsCommand; "send_to_waiting_room": ModerationSendToWaitingRoomCommand };
   timer: { "start": TimerStartCommand; "stop": TimerStopCommand; "update_ready_status": TimerUpdateReadyStatusCommand };
 }
 
@@ -1072,6 +1141,6 @@ export interface EventsByNamespace {
   chat: { "chat_disabled": ChatChatDisabledEvent; "chat_enabled": ChatChatEnabledEvent; "error": ChatErrorEvent; "history_cleared": ChatHistoryClearedEvent; "message_sent": ChatMessageSentEvent };
   control: { "error": ControlErrorEvent; "join_blocked": ControlJoinBlockedEvent; "join_success": ControlJoinSuccessEvent; "joined": ControlJoinedEvent; "left": ControlLeftEvent; "role_updated": ControlRoleUpdatedEvent; "update": ControlUpdateEvent };
   echo: { "*": EchoReplyEvent };
-  moderation: { "accepted": ModerationAcceptedEvent; "banned": ModerationBannedEvent; "debriefing_started": ModerationDebriefingStartedEvent; "error": ModerationErrorEvent; "in_waiting_room": ModerationInWaitingRoomEvent; "joined_waiting_room": ModerationJoinedWaitingRoomEvent; "kicked": ModerationKickedEvent; "left_waiting_room": ModerationLeftWaitingRoomEvent; "raise_hands_disabled": ModerationRaiseHandsDisabledEvent; "raise_hands_enabled": ModerationRaiseHandsEnabledEvent; "raised_hand_reset_by_moderator": ModerationRaisedHandResetByModeratorEvent; "sent_to_waiting_room": ModerationSentToWaitingRoomEvent; "session_ended": ModerationSessionEndedEvent; "waiting_room_enabled": ModerationWaitingRoomEnabledEvent };
+  moderation: { "accepted": ModerationAcceptedEvent; "banned": ModerationBannedEvent; "debriefing_started": ModerationDebriefingStartedEvent; "display_name_changed": ModerationDisplayNameChangedEvent; "error": ModerationErrorEvent; "in_waiting_room": ModerationInWaitingRoomEvent; "joined_waiting_room": ModerationJoinedWaitingRoomEvent; "kicked": ModerationKickedEvent; "left_waiting_room": ModerationLeftWaitingRoomEvent; "raise_hands_disabled": ModerationRaiseHandsDisabledEvent; "raise_hands_enabled": ModerationRaiseHandsEnabledEvent; "raised_hand_reset_by_moderator": ModerationRaisedHandResetByModeratorEvent; "sent_to_waiting_room": ModerationSentToWaitingRoomEvent; "session_ended": ModerationSessionEndedEvent; "waiting_room_disabled": ModerationWaitingRoomDisabledEvent; "waiting_room_enabled": ModerationWaitingRoomEnabledEvent };
   timer: { "error": TimerErrorEvent; "started": TimerStartedEvent; "stopped": TimerStoppedEvent; "updated_ready_status": TimerUpdatedReadyStatusEvent };
 }

@@ -61,20 +61,28 @@ export declare const validate_echo_reply: ValidateFunction<T.EchoReplyEvent>;
 export declare const validate_echo_request: ValidateFunction<T.EchoRequestCommand>;
 /** moderation.accept (command): A moderator lets a participant in from the waiting room. */
 export declare const validate_moderation_accept: ValidateFunction<T.ModerationAcceptCommand>;
-/** moderation.accepted (event): To the waiting participant; it may now send `control` `enter_room`. */
+/** moderation.accepted (event): To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */
 export declare const validate_moderation_accepted: ValidateFunction<T.ModerationAcceptedEvent>;
 /** moderation.ban (command): A moderator removes a registered user or an invite-code guest from the room for good. */
 export declare const validate_moderation_ban: ValidateFunction<T.ModerationBanCommand>;
 /** moderation.banned (event): To each session of a user a moderator banned, or to a banned guest; its last frame before its socket is closed with 1000. */
 export declare const validate_moderation_banned: ValidateFunction<T.ModerationBannedEvent>;
+/** moderation.change_display_name (command): A moderator renames an invite-code guest or a caller in the room. */
+export declare const validate_moderation_change_display_name: ValidateFunction<T.ModerationChangeDisplayNameCommand>;
 /** moderation.debrief (command): A moderator ends the meeting for the participants of a scope; the others stay for a debriefing. */
 export declare const validate_moderation_debrief: ValidateFunction<T.ModerationDebriefCommand>;
 /** moderation.debriefing_started (event): To each participant a debriefing keeps in the room. `issued_by` is the moderator who started it. */
 export declare const validate_moderation_debriefing_started: ValidateFunction<T.ModerationDebriefingStartedEvent>;
 /** moderation.disable_raise_hands (command): A moderator stops participants from raising their hands, and lowers every raised one. */
 export declare const validate_moderation_disable_raise_hands: ValidateFunction<T.ModerationDisableRaiseHandsCommand>;
+/** moderation.disable_waiting_room (command): A moderator turns the waiting room off for the running meeting, letting everyone waiting in. */
+export declare const validate_moderation_disable_waiting_room: ValidateFunction<T.ModerationDisableWaitingRoomCommand>;
+/** moderation.display_name_changed (event): To everyone in the room, the renamed participant included, when a moderator's `change_display_name` renamed a guest or caller. `issued_by` is that moderator. */
+export declare const validate_moderation_display_name_changed: ValidateFunction<T.ModerationDisplayNameChangedEvent>;
 /** moderation.enable_raise_hands (command): A moderator lets participants raise their hands again. */
 export declare const validate_moderation_enable_raise_hands: ValidateFunction<T.ModerationEnableRaiseHandsCommand>;
+/** moderation.enable_waiting_room (command): A moderator turns the waiting room on for the running meeting. */
+export declare const validate_moderation_enable_waiting_room: ValidateFunction<T.ModerationEnableWaitingRoomCommand>;
 /** moderation.error (event): A moderation command failed; only the sender receives it. */
 export declare const validate_moderation_error: ValidateFunction<T.ModerationErrorEvent>;
 /** moderation.in_waiting_room (event): To the joining participant, instead of `join_success`; wait for `accepted`. */
@@ -85,7 +93,7 @@ export declare const validate_moderation_joined_waiting_room: ValidateFunction<T
 export declare const validate_moderation_kick: ValidateFunction<T.ModerationKickCommand>;
 /** moderation.kicked (event): To a participant a moderator kicked; its last frame before its socket is closed with 1000. */
 export declare const validate_moderation_kicked: ValidateFunction<T.ModerationKickedEvent>;
-/** moderation.left_waiting_room (event): To the moderators, when a participant stops waiting (accepted, or gone). */
+/** moderation.left_waiting_room (event): To the moderators, when a participant stops waiting (accepted, let in as the waiting room went off, or gone). */
 export declare const validate_moderation_left_waiting_room: ValidateFunction<T.ModerationLeftWaitingRoomEvent>;
 /** moderation.raise_hands_disabled (event): To everyone in the room, when a moderator disabled raised hands; every raised hand is lowered. `issued_by` is that moderator. */
 export declare const validate_moderation_raise_hands_disabled: ValidateFunction<T.ModerationRaiseHandsDisabledEvent>;
@@ -101,7 +109,9 @@ export declare const validate_moderation_send_to_waiting_room: ValidateFunction<
 export declare const validate_moderation_sent_to_waiting_room: ValidateFunction<T.ModerationSentToWaitingRoomEvent>;
 /** moderation.session_ended (event): To each participant a debriefing removes; its last frame before its socket is closed with 1000. `issued_by` is the moderator who started the debriefing. */
 export declare const validate_moderation_session_ended: ValidateFunction<T.ModerationSessionEndedEvent>;
-/** moderation.waiting_room_enabled (event): The room has its waiting room on: to everyone in the room when a moderator's `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
+/** moderation.waiting_room_disabled (event): The room has its waiting room off: to everyone in the room when a moderator's `disable_waiting_room` turned it off (those waiting then receive `accepted`). */
+export declare const validate_moderation_waiting_room_disabled: ValidateFunction<T.ModerationWaitingRoomDisabledEvent>;
+/** moderation.waiting_room_enabled (event): The room has its waiting room on: to everyone in the room when a moderator's `enable_waiting_room` switched it on (on already or not), or `send_to_waiting_room` or `debrief` turned it on, and to a participant just made a moderator while it is on. */
 export declare const validate_moderation_waiting_room_enabled: ValidateFunction<T.ModerationWaitingRoomEnabledEvent>;
 /** timer.error (event): A timer command failed; only the sender receives it. */
 export declare const validate_timer_error: ValidateFunction<T.TimerErrorEvent>;

@@ -3945,7 +3945,7 @@ validate74.errors = vErrors;
 return errors === 0;
 }
 
-const schema40 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, or turned on by a moderator's `send_to_waiting_room` or `debrief` until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
+const schema40 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, unless a moderator switched it for the meeting with `enable_waiting_room` or `disable_waiting_room`, or turned it on with `send_to_waiting_room` or `debrief`, until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
 
 function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6586,25 +6586,8 @@ validate117.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_debrief = validate119;
-const schema58 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
-const schema59 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
-
-function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
-validate120.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema59.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate120.errors = vErrors;
-return errors === 0;
-}
-
+export const validate_moderation_change_display_name = validate119;
+const schema58 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target","new_name"],"properties":{"action":{"type":"string","const":"change_display_name"},"target":{"type":"string","format":"uuid","description":"The guest's or caller's participant id."},"new_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_display_name`, not `invalid_message`)."}}}}};
 
 function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6640,7 +6623,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.new_name === undefined) && (missing1 = "new_name"))){
 validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
@@ -6652,8 +6635,8 @@ if(typeof data2 !== "string"){
 validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("debrief" !== data2){
-validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
+if("change_display_name" !== data2){
+validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "change_display_name"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -6662,16 +6645,40 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.kick_scope !== undefined){
+if(data1.target !== undefined){
+let data3 = data1.target;
 const _errs7 = errors;
-if(!(validate120(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
-vErrors = vErrors === null ? validate120.errors : vErrors.concat(validate120.errors);
-errors = vErrors.length;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate119.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate119.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
 }
 var valid1 = _errs7 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
+if(data1.new_name !== undefined){
+const _errs9 = errors;
+if(typeof data1.new_name !== "string"){
+validate119.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
 }
 }
 }
@@ -6698,24 +6705,136 @@ validate119.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_debriefing_started = validate122;
-const schema60 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_debrief = validate120;
+const schema59 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
+const schema60 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
 
-function validate122(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
+validate121.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate121.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate120.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("debrief" !== data2){
+validate120.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.kick_scope !== undefined){
+const _errs7 = errors;
+if(!(validate121(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
+vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate120.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debriefing_started = validate123;
+const schema61 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate122.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate122.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6725,11 +6844,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate122.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6757,14 +6876,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -6774,11 +6893,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate122.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("debriefing_started" !== data3){
-validate122.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
+validate123.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -6794,12 +6913,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate122.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate123.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate122.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate123.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -6814,7 +6933,7 @@ var valid1 = true;
 }
 }
 else {
-validate122.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -6829,93 +6948,16 @@ var valid0 = true;
 }
 }
 else {
-validate122.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate122.errors = vErrors;
+validate123.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_disable_raise_hands = validate124;
-const schema61 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
-
-function validate124(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate124.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate124.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate124.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("disable_raise_hands" !== data2){
-validate124.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate124.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate124.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate124.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_enable_raise_hands = validate125;
-const schema62 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+export const validate_moderation_disable_raise_hands = validate125;
+const schema62 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
 
 function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6962,8 +7004,8 @@ if(typeof data2 !== "string"){
 validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("enable_raise_hands" !== data2){
-validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+if("disable_raise_hands" !== data2){
+validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -6991,8 +7033,8 @@ validate125.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_error = validate126;
-const schema63 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest"]}}}}};
+export const validate_moderation_disable_waiting_room = validate126;
+const schema63 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_waiting_room"}}}}};
 
 function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7000,15 +7042,92 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate126.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("disable_waiting_room" !== data2){
+validate126.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate126.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_display_name_changed = validate127;
+const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","target","issued_by","old_name","new_name"],"properties":{"message":{"type":"string","const":"display_name_changed"},"target":{"type":"string","format":"uuid","description":"The renamed participant."},"issued_by":{"type":"string","format":"uuid"},"old_name":{"type":"string","minLength":1,"maxLength":100},"new_name":{"type":"string","minLength":1,"maxLength":100,"description":"As trimmed by the server."}}}}};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate126.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7018,11 +7137,384 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((data2.message === undefined) && (missing1 = "message")) || ((data2.target === undefined) && (missing1 = "target"))) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))) || ((data2.old_name === undefined) && (missing1 = "old_name"))) || ((data2.new_name === undefined) && (missing1 = "new_name"))){
+validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "message") || (key1 === "target")) || (key1 === "issued_by")) || (key1 === "old_name")) || (key1 === "new_name"))){
+validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate127.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("display_name_changed" !== data3){
+validate127.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "display_name_changed"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.target !== undefined){
+let data4 = data2.target;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate127.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data5 = data2.issued_by;
+const _errs12 = errors;
+if(errors === _errs12){
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(!(formats2.test(data5))){
+validate127.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.old_name !== undefined){
+let data6 = data2.old_name;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 100){
+validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data6) < 1){
+validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.new_name !== undefined){
+let data7 = data2.new_name;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 100){
+validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data7) < 1){
+validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_enable_raise_hands = validate129;
+const schema65 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate129.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate129.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate129.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate129.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_raise_hands" !== data2){
+validate129.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate129.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate129.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_enable_waiting_room = validate130;
+const schema66 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_waiting_room"}}}}};
+
+function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate130.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_waiting_room" !== data2){
+validate130.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate130.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_error = validate131;
+const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest","cannot_change_name_of_registered_users","invalid_display_name"]}}}}};
+
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7050,14 +7542,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "error"))){
-validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7067,11 +7559,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate126.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7084,11 +7576,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest"))){
-validate126.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema63.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+if(!(((((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest")) || (data4 === "cannot_change_name_of_registered_users")) || (data4 === "invalid_display_name"))){
+validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema67.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -7101,7 +7593,7 @@ var valid1 = true;
 }
 }
 else {
-validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7116,32 +7608,32 @@ var valid0 = true;
 }
 }
 else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate126.errors = vErrors;
+validate131.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_in_waiting_room = validate128;
-const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
+export const validate_moderation_in_waiting_room = validate133;
+const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
 
-function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate128.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7151,11 +7643,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7183,14 +7675,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7199,11 +7691,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("in_waiting_room" !== data3){
-validate128.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
+validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -7211,7 +7703,7 @@ return false;
 }
 }
 else {
-validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7226,287 +7718,16 @@ var valid0 = true;
 }
 }
 else {
-validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate128.errors = vErrors;
+validate133.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_joined_waiting_room = validate130;
-const schema65 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
-
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate130.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate130.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("joined_waiting_room" !== data3){
-validate130.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.id !== undefined){
-let data4 = data2.id;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate130.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate130.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.control !== undefined){
-const _errs12 = errors;
-if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.timer !== undefined){
-const _errs13 = errors;
-if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate130.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_kick = validate134;
-const schema66 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
-
-function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate134.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("kick" !== data2){
-validate134.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate134.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate134.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate134.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_kicked = validate135;
-const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
+export const validate_moderation_joined_waiting_room = validate135;
+const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
 
 function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7563,14 +7784,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
 validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(key1 === "message")){
+if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
 validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -7579,13 +7800,68 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
+const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("kicked" !== data3){
-validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+if("joined_waiting_room" !== data3){
+validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
 return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.id !== undefined){
+let data4 = data2.id;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.control !== undefined){
+const _errs12 = errors;
+if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.timer !== undefined){
+const _errs13 = errors;
+if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
 }
 }
 }
@@ -7615,24 +7891,130 @@ validate135.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_left_waiting_room = validate137;
-const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_kick = validate139;
+const schema70 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate137(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate139.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kick" !== data2){
+validate139.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate139.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate139.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_kicked = validate140;
+const schema71 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
+
+function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate137.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate137.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7642,11 +8024,121 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate137.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate140.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate137.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate140.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate140.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kicked" !== data3){
+validate140.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate140.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_left_waiting_room = validate142;
+const schema72 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+
+function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate142.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate142.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7674,14 +8166,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "id"))){
-validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7691,11 +8183,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left_waiting_room" !== data3){
-validate137.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
+validate142.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7711,12 +8203,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate137.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate142.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate142.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7731,7 +8223,7 @@ var valid1 = true;
 }
 }
 else {
-validate137.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7746,32 +8238,32 @@ var valid0 = true;
 }
 }
 else {
-validate137.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate137.errors = vErrors;
+validate142.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_disabled = validate139;
-const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_disabled = validate144;
+const schema73 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate139.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate139.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7781,11 +8273,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7813,14 +8305,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7830,11 +8322,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raise_hands_disabled" !== data3){
-validate139.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
+validate144.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7850,12 +8342,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate139.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate144.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate144.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7870,7 +8362,7 @@ var valid1 = true;
 }
 }
 else {
-validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7885,32 +8377,32 @@ var valid0 = true;
 }
 }
 else {
-validate139.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate139.errors = vErrors;
+validate144.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_enabled = validate141;
-const schema70 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_enabled = validate146;
+const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7920,11 +8412,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7952,14 +8444,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7969,11 +8461,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raise_hands_enabled" !== data3){
-validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
+validate146.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7989,12 +8481,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate141.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate146.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate146.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8009,7 +8501,7 @@ var valid1 = true;
 }
 }
 else {
-validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8024,32 +8516,32 @@ var valid0 = true;
 }
 }
 else {
-validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate141.errors = vErrors;
+validate146.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raised_hand_reset_by_moderator = validate143;
-const schema71 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raised_hand_reset_by_moderator = validate148;
+const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate143(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate143.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate143.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8059,11 +8551,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate143.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate148.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8091,14 +8583,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8108,11 +8600,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate143.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raised_hand_reset_by_moderator" !== data3){
-validate143.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
+validate148.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8128,12 +8620,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate143.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate148.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate148.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8148,7 +8640,7 @@ var valid1 = true;
 }
 }
 else {
-validate143.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8163,25 +8655,25 @@ var valid0 = true;
 }
 }
 else {
-validate143.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate143.errors = vErrors;
+validate148.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_reset_raised_hands = validate145;
-const schema72 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
+export const validate_moderation_reset_raised_hands = validate150;
+const schema76 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
 
-function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8189,11 +8681,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate150.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8209,7 +8701,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate150.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8217,11 +8709,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate150.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("reset_raised_hands" !== data2){
-validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
+validate150.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8363,7 +8855,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate145.errors = vErrors;
+validate150.errors = vErrors;
 return false;
 }
 else {
@@ -8386,7 +8878,7 @@ var valid1 = true;
 }
 }
 else {
-validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8399,25 +8891,25 @@ var valid0 = true;
 }
 }
 else {
-validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate145.errors = vErrors;
+validate150.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_send_to_waiting_room = validate146;
-const schema73 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_moderation_send_to_waiting_room = validate151;
+const schema77 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8425,11 +8917,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8445,7 +8937,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8453,11 +8945,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("send_to_waiting_room" !== data2){
-validate146.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
+validate151.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8473,12 +8965,12 @@ if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats2.test(data3))){
-validate146.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate151.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8492,7 +8984,7 @@ var valid1 = true;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8505,32 +8997,32 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate151.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_sent_to_waiting_room = validate147;
-const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
+export const validate_moderation_sent_to_waiting_room = validate152;
+const schema78 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
 
-function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate147.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate152.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8540,11 +9032,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8572,14 +9064,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8588,11 +9080,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate152.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("sent_to_waiting_room" !== data3){
-validate147.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
+validate152.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -8600,7 +9092,7 @@ return false;
 }
 }
 else {
-validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8615,32 +9107,32 @@ var valid0 = true;
 }
 }
 else {
-validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate147.errors = vErrors;
+validate152.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_session_ended = validate149;
-const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_session_ended = validate154;
+const schema79 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8650,11 +9142,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8682,14 +9174,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8699,11 +9191,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("session_ended" !== data3){
-validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
+validate154.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8719,12 +9211,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate149.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate154.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate154.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8739,7 +9231,7 @@ var valid1 = true;
 }
 }
 else {
-validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8754,32 +9246,32 @@ var valid0 = true;
 }
 }
 else {
-validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate149.errors = vErrors;
+validate154.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_waiting_room_enabled = validate151;
-const schema76 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
+export const validate_moderation_waiting_room_disabled = validate156;
+const schema80 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_disabled"}}}}};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8789,11 +9281,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8821,14 +9313,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8837,11 +9329,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("waiting_room_enabled" !== data3){
-validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
+if("waiting_room_disabled" !== data3){
+validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_disabled"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -8849,7 +9341,7 @@ return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8864,32 +9356,32 @@ var valid0 = true;
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate151.errors = vErrors;
+validate156.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_error = validate153;
-const schema77 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+export const validate_moderation_waiting_room_enabled = validate158;
+const schema81 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
 
-function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate153.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate158.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8899,11 +9391,121 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate158.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate158.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate158.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("waiting_room_enabled" !== data3){
+validate158.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate158.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_timer_error = validate160;
+const schema82 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+
+function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate160.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate160.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate160.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate160.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8931,14 +9533,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "error"))){
-validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8948,11 +9550,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate160.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8965,11 +9567,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate153.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate160.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data4 === "insufficient_permissions") || (data4 === "invalid_duration")) || (data4 === "timer_already_running"))){
-validate153.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema77.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+validate160.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema82.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -8982,7 +9584,7 @@ var valid1 = true;
 }
 }
 else {
-validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8997,25 +9599,25 @@ var valid0 = true;
 }
 }
 else {
-validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate153.errors = vErrors;
+validate160.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_start = validate155;
-const schema78 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+export const validate_timer_start = validate162;
+const schema83 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
 
-function validate155(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate155.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9023,11 +9625,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate155.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate162.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9043,7 +9645,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.kind === undefined) && (missing1 = "kind"))) || ((data1.enable_ready_check === undefined) && (missing1 = "enable_ready_check"))){
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate162.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -9051,11 +9653,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate155.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("start" !== data2){
-validate155.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
+validate162.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -9080,7 +9682,7 @@ if(data1.duration !== undefined){
 let data4 = data1.duration;
 const _errs8 = errors;
 if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate155.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
+validate162.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9095,12 +9697,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func2(data5) > 255){
-validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9116,12 +9718,12 @@ const _errs12 = errors;
 if(errors === _errs12){
 if(typeof data6 === "string"){
 if(func2(data6) > 64){
-validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9134,7 +9736,7 @@ if(valid1){
 if(data1.enable_ready_check !== undefined){
 const _errs14 = errors;
 if(typeof data1.enable_ready_check !== "boolean"){
-validate155.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate162.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs14 === errors;
@@ -9150,7 +9752,7 @@ var valid1 = true;
 }
 }
 else {
-validate155.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9163,32 +9765,32 @@ var valid0 = true;
 }
 }
 else {
-validate155.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate155.errors = vErrors;
+validate162.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_started = validate157;
-const schema79 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
+export const validate_timer_started = validate164;
+const schema84 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
 
-function validate157(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate157.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate157.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9198,11 +9800,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate157.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate157.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9272,7 +9874,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.ends_at === undefined) && (missing2 = "ends_at")){
-validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -9299,7 +9901,7 @@ errors++;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9326,21 +9928,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate157.errors = vErrors;
+validate164.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing4;
 if((((((data2.message === undefined) && (missing4 = "message")) || ((data2.timer_id === undefined) && (missing4 = "timer_id"))) || ((data2.kind === undefined) && (missing4 = "kind"))) || ((data2.started_at === undefined) && (missing4 = "started_at"))) || ((data2.ready_check_enabled === undefined) && (missing4 = "ready_check_enabled"))){
-validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "started_at")) || (key1 === "ends_at")) || (key1 === "title")) || (key1 === "style")) || (key1 === "ready_check_enabled"))){
-validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9350,11 +9952,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs15 = errors;
 if(typeof data4 !== "string"){
-validate157.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("started" !== data4){
-validate157.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
+validate164.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -9394,12 +9996,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate157.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate164.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9417,12 +10019,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!(formats0.validate(data8))){
-validate157.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate164.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9439,12 +10041,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
 if(func2(data9) > 255){
-validate157.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate164.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9460,12 +10062,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data10 === "string"){
 if(func2(data10) > 64){
-validate157.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate164.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate164.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9478,7 +10080,7 @@ if(valid4){
 if(data2.ready_check_enabled !== undefined){
 const _errs27 = errors;
 if(typeof data2.ready_check_enabled !== "boolean"){
-validate157.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate164.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -9497,7 +10099,7 @@ var valid4 = true;
 }
 }
 else {
-validate157.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9512,25 +10114,25 @@ var valid0 = true;
 }
 }
 else {
-validate157.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate157.errors = vErrors;
+validate164.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stop = validate161;
-const schema80 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
+export const validate_timer_stop = validate168;
+const schema85 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
 
-function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate161.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9538,11 +10140,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate161.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9558,7 +10160,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))){
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -9566,11 +10168,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate161.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stop" !== data2){
-validate161.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
+validate168.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -9597,12 +10199,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func2(data4) > 255){
-validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate168.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate168.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9616,7 +10218,7 @@ var valid1 = true;
 }
 }
 else {
-validate161.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9629,32 +10231,32 @@ var valid0 = true;
 }
 }
 else {
-validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate161.errors = vErrors;
+validate168.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stopped = validate163;
-const schema81 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
+export const validate_timer_stopped = validate170;
+const schema86 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
 
-function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate163.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate170.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9664,11 +10266,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate170.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9738,7 +10340,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.participant_id === undefined) && (missing2 = "participant_id")){
-validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -9809,7 +10411,7 @@ vErrors = null;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9836,21 +10438,21 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate163.errors = vErrors;
+validate170.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing5;
 if((((data2.message === undefined) && (missing5 = "message")) || ((data2.timer_id === undefined) && (missing5 = "timer_id"))) || ((data2.kind === undefined) && (missing5 = "kind"))){
-validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "participant_id")) || (key1 === "reason"))){
-validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9860,11 +10462,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs18 = errors;
 if(typeof data4 !== "string"){
-validate163.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stopped" !== data4){
-validate163.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
+validate170.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -9889,11 +10491,11 @@ if(data2.kind !== undefined){
 let data6 = data2.kind;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate163.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data6 === "by_moderator") || (data6 === "expired")) || (data6 === "creator_left"))){
-validate163.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema81.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate170.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema86.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -9909,12 +10511,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data7 === "string"){
 if(!(formats2.test(data7))){
-validate163.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate170.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9931,12 +10533,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data8 === "string"){
 if(func2(data8) > 255){
-validate163.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate170.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate170.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9953,7 +10555,7 @@ var valid5 = true;
 }
 }
 else {
-validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9968,25 +10570,25 @@ var valid0 = true;
 }
 }
 else {
-validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate163.errors = vErrors;
+validate170.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_update_ready_status = validate166;
-const schema82 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
+export const validate_timer_update_ready_status = validate173;
+const schema87 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
 
-function validate166(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate166.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9994,11 +10596,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate166.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10014,7 +10616,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))) || ((data1.status === undefined) && (missing1 = "status"))){
-validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -10022,11 +10624,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate166.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update_ready_status" !== data2){
-validate166.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
+validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -10050,7 +10652,7 @@ if(valid1){
 if(data1.status !== undefined){
 const _errs8 = errors;
 if(typeof data1.status !== "boolean"){
-validate166.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate173.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -10063,7 +10665,7 @@ var valid1 = true;
 }
 }
 else {
-validate166.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10076,32 +10678,32 @@ var valid0 = true;
 }
 }
 else {
-validate166.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate166.errors = vErrors;
+validate173.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_updated_ready_status = validate168;
-const schema83 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
+export const validate_timer_updated_ready_status = validate175;
+const schema88 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate168.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate175.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10111,11 +10713,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate175.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10143,14 +10745,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.timer_id === undefined) && (missing1 = "timer_id"))) || ((data2.participant_id === undefined) && (missing1 = "participant_id"))) || ((data2.status === undefined) && (missing1 = "status"))){
-validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "timer_id")) || (key1 === "participant_id")) || (key1 === "status"))){
-validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10160,11 +10762,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate168.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("updated_ready_status" !== data3){
-validate168.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
+validate175.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -10192,12 +10794,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats2.test(data5))){
-validate168.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate175.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate168.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate175.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10211,7 +10813,7 @@ if(valid1){
 if(data2.status !== undefined){
 const _errs13 = errors;
 if(typeof data2.status !== "boolean"){
-validate168.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate175.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -10226,7 +10828,7 @@ var valid1 = true;
 }
 }
 else {
-validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10241,11 +10843,11 @@ var valid0 = true;
 }
 }
 else {
-validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate168.errors = vErrors;
+validate175.errors = vErrors;
 return errors === 0;
 }
 
@@ -10254,7 +10856,7 @@ export const commandValidators = Object.freeze({
   chat: Object.freeze({ __proto__: null, "clear_history": validate_chat_clear_history, "disable_chat": validate_chat_disable_chat, "enable_chat": validate_chat_enable_chat, "send_message": validate_chat_send_message, "set_last_seen_timestamp": validate_chat_set_last_seen_timestamp }),
   control: Object.freeze({ __proto__: null, "enter_room": validate_control_enter_room, "grant_moderator_role": validate_control_grant_moderator_role, "join": validate_control_join, "lower_hand": validate_control_lower_hand, "raise_hand": validate_control_raise_hand, "revoke_moderator_role": validate_control_revoke_moderator_role }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_request }),
-  moderation: Object.freeze({ __proto__: null, "accept": validate_moderation_accept, "ban": validate_moderation_ban, "debrief": validate_moderation_debrief, "disable_raise_hands": validate_moderation_disable_raise_hands, "enable_raise_hands": validate_moderation_enable_raise_hands, "kick": validate_moderation_kick, "reset_raised_hands": validate_moderation_reset_raised_hands, "send_to_waiting_room": validate_moderation_send_to_waiting_room }),
+  moderation: Object.freeze({ __proto__: null, "accept": validate_moderation_accept, "ban": validate_moderation_ban, "change_display_name": validate_moderation_change_display_name, "debrief": validate_moderation_debrief, "disable_raise_hands": validate_moderation_disable_raise_hands, "disable_waiting_room": validate_moderation_disable_waiting_room, "enable_raise_hands": validate_moderation_enable_raise_hands, "enable_waiting_room": validate_moderation_enable_waiting_room, "kick": validate_moderation_kick, "reset_raised_hands": validate_moderation_reset_raised_hands, "send_to_waiting_room": validate_moderation_send_to_waiting_room }),
   timer: Object.freeze({ __proto__: null, "start": validate_timer_start, "stop": validate_timer_stop, "update_ready_status": validate_timer_update_ready_status }),
 });
 
@@ -10263,6 +10865,6 @@ export const eventValidators = Object.freeze({
   chat: Object.freeze({ __proto__: null, "chat_disabled": validate_chat_chat_disabled, "chat_enabled": validate_chat_chat_enabled, "error": validate_chat_error, "history_cleared": validate_chat_history_cleared, "message_sent": validate_chat_message_sent }),
   control: Object.freeze({ __proto__: null, "error": validate_control_error, "join_blocked": validate_control_join_blocked, "join_success": validate_control_join_success, "joined": validate_control_joined, "left": validate_control_left, "role_updated": validate_control_role_updated, "update": validate_control_update }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_reply }),
-  moderation: Object.freeze({ __proto__: null, "accepted": validate_moderation_accepted, "banned": validate_moderation_banned, "debriefing_started": validate_moderation_debriefing_started, "error": validate_moderation_error, "in_waiting_room": validate_moderation_in_waiting_room, "joined_waiting_room": validate_moderation_joined_waiting_room, "kicked": validate_moderation_kicked, "left_waiting_room": validate_moderation_left_waiting_room, "raise_hands_disabled": validate_moderation_raise_hands_disabled, "raise_hands_enabled": validate_moderation_raise_hands_enabled, "raised_hand_reset_by_moderator": validate_moderation_raised_hand_reset_by_moderator, "sent_to_waiting_room": validate_moderation_sent_to_waiting_room, "session_ended": validate_moderation_session_ended, "waiting_room_enabled": validate_moderation_waiting_room_enabled }),
+  moderation: Object.freeze({ __proto__: null, "accepted": validate_moderation_accepted, "banned": validate_moderation_banned, "debriefing_started": validate_moderation_debriefing_started, "display_name_changed": validate_moderation_display_name_changed, "error": validate_moderation_error, "in_waiting_room": validate_moderation_in_waiting_room, "joined_waiting_room": validate_moderation_joined_waiting_room, "kicked": validate_moderation_kicked, "left_waiting_room": validate_moderation_left_waiting_room, "raise_hands_disabled": validate_moderation_raise_hands_disabled, "raise_hands_enabled": validate_moderation_raise_hands_enabled, "raised_hand_reset_by_moderator": validate_moderation_raised_hand_reset_by_moderator, "sent_to_waiting_room": validate_moderation_sent_to_waiting_room, "session_ended": validate_moderation_session_ended, "waiting_room_disabled": validate_moderation_waiting_room_disabled, "waiting_room_enabled": validate_moderation_waiting_room_enabled }),
   timer: Object.freeze({ __proto__: null, "error": validate_timer_error, "started": validate_timer_started, "stopped": validate_timer_stopped, "updated_ready_status": validate_timer_updated_ready_status }),
 });

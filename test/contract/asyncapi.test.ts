@@ -135,6 +135,28 @@ describe('every namespace, command and event the interface names is in the contr
   });
 });
 
+describe("what the reference's 2024 web app sends and reads (issue 16) is in the contract", () => {
+  it('moderation enable_waiting_room, disable_waiting_room, change_display_name, and their events and errors', () => {
+    for (const action of ['enable_waiting_room', 'disable_waiting_room', 'change_display_name']) {
+      expect(commandValidators.moderation?.[action], action).toBeTypeOf('function');
+    }
+    for (const message of ['waiting_room_enabled', 'waiting_room_disabled', 'accepted', 'display_name_changed']) {
+      expect(eventValidators.moderation?.[message], message).toBeTypeOf('function');
+    }
+    for (const error of ['cannot_change_name_of_registered_users', 'invalid_display_name']) {
+      expectValid(validate_moderation_error, { namespace: 'moderation', timestamp: TS, payload: { message: 'error', error } });
+    }
+    const rename = { namespace: 'moderation', payload: { action: 'change_display_name', target: PARTICIPANT_ID, new_name: 'Bob' } };
+    expectValid(commandValidators.moderation!.change_display_name!, rename);
+    expect(commandValidators.moderation!.change_display_name!({ ...rename, payload: { action: 'change_display_name', target: PARTICIPANT_ID } })).toBe(false);
+  });
+
+  it('but no media namespace until the module is built (its commands are invalid_namespace)', () => {
+    expect(commandValidators).not.toHaveProperty('media');
+    expect(eventValidators).not.toHaveProperty('media');
+  });
+});
+
 describe('malformed frames fail', () => {
   const start = { action: 'start', kind: 'countdown', duration: 60, enable_ready_check: false };
 

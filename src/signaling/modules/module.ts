@@ -84,6 +84,11 @@ export interface ControlModule extends SignalingModule {
   publishUpdate(session: Session, hub: RoomHub): Promise<void>;
   /** Lowers the joined session's raised hand (the others get `update`); call it in the session's order. */
   lowerHand(session: Session, hub: RoomHub): Promise<void>;
+  /**
+   * Gives the joined session a new display name (checked by the caller), in the membership store
+   * and on the session; nobody is told (the caller then publishes `update`). Call it in the session's order.
+   */
+  rename(session: Session, displayName: string): Promise<void>;
   /** A member of the room as the membership store has it, or undefined when it is not in the room (on any instance). */
   member(roomId: string, participantId: string): Promise<Member | undefined>;
 }

@@ -162,6 +162,25 @@ describe('join', () => {
     const entered = await bob.enterRoom({ timeoutMs: 3_000 });
     expect(entered.payload).toMatchObject({ id: bobWaiting.id, display_name: 'Bob', role: 'guest' });
   });
+
+  it("sends the moderators' waiting-room switch and renaming, and reads their events typed", async () => {
+    const { moderator, guest } = await room({ waitingRoom: true });
+    const alice = await start(moderator);
+    await joined(alice, 'Alice');
+    const bob = await start(guest);
+    const arrived = alice.next('moderation', 'joined_waiting_room', { timeoutMs: 3_000 });
+    expect((await bob.join('Bob', { timeoutMs: 3_000 })).result).toBe('in_waiting_room');
+    await arrived;
+
+    const [disabled, accepted] = [alice.next('moderation', 'waiting_room_disabled', { timeoutMs: 3_000 }), bob.next('moderation', 'accepted', { timeoutMs: 3_000 })];
+    alice.send('moderation', { action: 'disable_waiting_room' });
+    await Promise.all([disabled, accepted]);
+    const { payload: entered } = await bob.enterRoom({ timeoutMs: 3_000 });
+
+    const renamed = bob.next('moderation', 'display_name_changed', { timeoutMs: 3_000 });
+    alice.send('moderation', { action: 'change_display_name', target: entered.id, new_name: 'Robert' });
+    expect((await renamed).payload).toEqual({ message: 'display_name_changed', target: entered.id, issued_by: expect.any(String), old_name: 'Bob', new_name: 'Robert' });
+  });
 });
 
 describe('waiting for events', () => {

@@ -27,6 +27,14 @@ export function commands(connection: SignalingConnection): void {
   connection.send('moderation', { action: 'join', display_name: 'Alice' });
   // @ts-expect-error a namespace the contract does not have
   connection.send('nope', { action: 'join' });
+  // @ts-expect-error no media module yet
+  connection.send('media', { action: 'publish' });
+
+  connection.send('moderation', { action: 'enable_waiting_room' });
+  connection.send('moderation', { action: 'disable_waiting_room' });
+  connection.send('moderation', { action: 'change_display_name', target: '7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42', new_name: 'Bob' });
+  // @ts-expect-error the new name is `new_name`, as the reference's web app sends it
+  connection.send('moderation', { action: 'change_display_name', target: '7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42', display_name: 'Bob' });
 
   connection.send('chat', { action: 'send_message', scope: 'group', target: '/dev', content: 'Hello dev!' });
   connection.send('chat', { action: 'set_last_seen_timestamp', scope: 'global', timestamp: '2026-05-04T09:30:00Z' });
@@ -59,6 +67,14 @@ export async function events(connection: SignalingConnection): Promise<void> {
   const chatError = await connection.next('chat', 'error');
   // @ts-expect-error an error code the chat does not have
   if (chatError.payload.error === 'timer_already_running') void chatError;
+
+  const renamed = await connection.next('moderation', 'display_name_changed');
+  const names: [string, string, string] = [renamed.payload.old_name, renamed.payload.new_name, renamed.payload.issued_by];
+  await connection.next('moderation', 'waiting_room_disabled');
+  const moderationError = await connection.next('moderation', 'error');
+  if (moderationError.payload.error === 'cannot_change_name_of_registered_users' || moderationError.payload.error === 'invalid_display_name') void names;
+  // @ts-expect-error `join`'s error code is control's, not moderation's
+  if (moderationError.payload.error === 'invalid_username') void names;
 
   const unsubscribe = connection.on('control', 'joined', (frame) => {
     const name: string = frame.payload.control.display_name;

@@ -93,6 +93,12 @@ describe('get_my_tariff', () => {
     expect(data).toMatchObject({ name: 'default', quotas: {} });
     expect(data!.enabled_modules).toEqual(expect.arrayContaining(['control', 'timer']));
   });
+
+  it('offers no media module: Convene has none yet', async () => {
+    const { data } = await app.api(alice.accessToken).GET('/users/me/tariff');
+    expect(data!.enabled_modules).not.toContain('media');
+    expect(data!.modules.map((module) => module.id)).not.toContain('media');
+  });
 });
 
 describe('get_user', () => {

@@ -122,6 +122,16 @@ describe('signaling frames', () => {
       await client.close();
     });
 
+    it('answers media commands with invalid_namespace, the module being neither built nor in the tariff', async () => {
+      const alice = await joinRoom(app, await owner(), 'Alice');
+      expect(alice.joinSuccess.tariff.enabled_modules).not.toContain('media');
+      expect(alice.joinSuccess.tariff.modules.map((module) => module.id)).not.toContain('media');
+      alice.command('media', 'publish', { target: alice.joinSuccess.id, media_session_type: 'video' });
+      expect(await nextError(alice)).toEqual({ message: 'error', error: 'invalid_namespace', details: { namespace: 'media' } });
+      await expectUsable(alice);
+      await alice.close();
+    });
+
     it("answers a module the room's tariff does not enable with invalid_namespace", async () => {
       const alice = await joinRoom(app, await owner('no_timer'), 'Alice');
       alice.command('timer', 'start', STOPWATCH);

@@ -3,10 +3,12 @@
  * database and one Redis, with real WebSocket clients on both: a moderator on one instance acts on
  * a participant whose socket is on the other (its own instance carries the order out), a role
  * granted or revoked on one instance counts on the other, every refusal (permissions, the owner's
- * protection, guests, absent targets) holds for targets on the other instance, the room switches
- * (raised hands disabled, the waiting room turned on) hold on both, a ban ends the user's sessions
- * on both (in the room and waiting), a guest's ban deactivates its code for both, an order crossing its target's own close leaves one `left`,
- * and nothing of it stays in Redis once everyone is gone. Needs REDIS_URL: without Redis each
+ * protection, guests, registered users not to be renamed, absent targets) holds for targets on the
+ * other instance, the room switches (raised hands disabled, the waiting room switched on or off)
+ * hold on both, switching the waiting room off lets in those waiting on both (and those joining
+ * meanwhile), a guest renamed on its own instance is seen renamed on both, a ban ends the user's
+ * sessions on both (in the room and waiting), a guest's ban deactivates its code for both, an order crossing its target's own close leaves one
+ * `left`, and nothing of it stays in Redis once everyone is gone. Needs REDIS_URL: without Redis each
  * instance has its own in-process bus and stores.
  */
 import { randomUUID } from 'node:crypto';
@@ -185,6 +187,9 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
         ['moderation', 'reset_raised_hands', { target }],
         ['moderation', 'enable_raise_hands', {}],
         ['moderation', 'disable_raise_hands', {}],
+        ['moderation', 'enable_waiting_room', {}],
+        ['moderation', 'disable_waiting_room', {}],
+        ['moderation', 'change_display_name', { target: sender === ulla ? target : idOf(gus), new_name: 'Renamed' }],
       ];
       for (const [namespace, action, fields] of commands) {
         sender.command(namespace, action, fields);
@@ -203,9 +208,12 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
       ['moderation', 'accept', idOf(ulla), 'not_in_waiting_room'],
       ['moderation', 'kick', randomUUID(), 'unknown_participant'],
       ['control', 'grant_moderator_role', randomUUID(), 'unknown_participant'],
+      ['moderation', 'change_display_name', idOf(alice), 'cannot_change_name_of_registered_users'],
+      ['moderation', 'change_display_name', idOf(ulla), 'cannot_change_name_of_registered_users'],
+      ['moderation', 'change_display_name', randomUUID(), 'unknown_participant'],
     ];
     for (const [namespace, action, target, error] of refusals) {
-      mona.command(namespace, action, { target });
+      mona.command(namespace, action, { target, ...(action === 'change_display_name' ? { new_name: 'Renamed' } : {}) });
       expect((await mona.next(namespace, 'error')).payload, `${action} → ${error}`).toEqual({ message: 'error', error });
     }
     for (const client of everyone) {
@@ -215,9 +223,71 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     }
     expect(await dbOf(one).selectFrom('room_bans').selectAll().where('room_id', '=', theRoom.roomId).execute()).toEqual([]);
     expect(await codeIsActive(theRoom.guest)).toBe(true);
+    mona.command('moderation', 'change_display_name', { target: idOf(gus), new_name: ' '.repeat(3) });
+    expect((await mona.next('moderation', 'error')).payload.error).toBe('invalid_display_name');
+    await gus.expectNothing('moderation', 'display_name_changed', 50);
     const late = await join(one, theRoom.guest, 'Late');
     expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual(everyone.map(idOf).sort());
+    expect(late.joinSuccess.participants.map((p) => p.control.display_name).sort()).toEqual(['Alice', 'Gina', 'Gus', 'Mona', 'Ulla']);
     expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
+  });
+
+  it('switches the waiting room on from one instance for newcomers on both, and off from the other: those waiting on both are let in', async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    const mona = await join(two, await theRoom.invitee('moderator'), 'Mona');
+    alice.command('moderation', 'enable_waiting_room');
+    for (const client of [alice, ulla, gus, mona]) await client.next('moderation', 'waiting_room_enabled');
+    const waitOne = await askToJoin(one, theRoom.guest, 'Wanda');
+    const waitTwo = await askToJoin(two, await theRoom.invitee('user'), 'Walter');
+    for (const waiting of [waitOne, waitTwo]) expect((await waiting.next()).payload).toEqual({ message: 'in_waiting_room' });
+    const [wanda, walter] = [await arrivalOf(alice, 'Wanda'), await arrivalOf(alice, 'Walter')];
+    const late = await join(two, await theRoom.invitee('moderator'), 'Max');
+    expect(late.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true });
+    expect(late.joinSuccess.moderation!.waiting_room_participants!.map((p) => p.id)).toEqual([wanda.id, walter.id]);
+
+    mona.command('moderation', 'disable_waiting_room');
+    for (const client of [alice, ulla, gus, mona, late]) await client.next('moderation', 'waiting_room_disabled');
+    for (const waiting of [waitOne, waitTwo]) expect((await waiting.next('moderation')).payload).toEqual({ message: 'accepted' });
+    for (const moderator of [alice, mona, late]) {
+      const left = [];
+      for (let i = 0; i < 2; i++) left.push((await moderator.next('moderation', 'left_waiting_room')).payload.id);
+      expect(left).toEqual([wanda.id, walter.id]);
+    }
+    for (const waiting of [waitOne, waitTwo]) {
+      waiting.command('control', 'enter_room');
+      await waiting.next('control', 'join_success');
+    }
+    const straight = await join(one, theRoom.guest, 'Straight');
+    expect(straight.joinSuccess.participants.map((p) => p.id)).toEqual(expect.arrayContaining([wanda.id, walter.id]));
+  });
+
+  it('leaves nobody waiting who joins on either instance while the waiting room goes off', async () => {
+    const theRoom = await room({ waitingRoom: true });
+    const alice = await join(one, theRoom.moderator, 'Alice');
+    const joiners = await Promise.all(Array.from({ length: 12 }, (_, i) => openAndJoin(i % 2 ? one : two, theRoom.guest, `Guest ${i}`)));
+    opened.push(...joiners);
+    alice.command('moderation', 'disable_waiting_room');
+    await alice.next('moderation', 'waiting_room_disabled');
+    for (const joiner of joiners) {
+      const first = (await joiner.next()).payload;
+      if (first.message === 'join_success') continue;
+      expect(first).toEqual({ message: 'in_waiting_room' });
+      expect((await joiner.next('moderation')).payload).toEqual({ message: 'accepted' });
+    }
+    const late = await join(two, await theRoom.invitee('moderator'), 'Max');
+    expect(late.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: false, waiting_room_participants: [] });
+  });
+
+  it('renames a guest on the other instance: display_name_changed to everyone on both, update to the others, the new name for later joiners', async () => {
+    const { theRoom, alice, ulla, gus } = await spread();
+    alice.command('moderation', 'change_display_name', { target: idOf(gus), new_name: 'Gustav' });
+    const changed = { message: 'display_name_changed', target: idOf(gus), issued_by: idOf(alice), old_name: 'Gus', new_name: 'Gustav' };
+    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'display_name_changed')).payload).toEqual(changed);
+    for (const client of [alice, ulla]) expect((await updateOf(client, idOf(gus))).control.display_name).toBe('Gustav');
+    for (const app of [one, two]) {
+      const late = await join(app, theRoom.guest, 'Late');
+      expect(late.joinSuccess.participants.find((p) => p.id === idOf(gus))!.control.display_name).toBe('Gustav');
+    }
   });
 
   it('lets a moderator granted on the other instance act on this one, and not once revoked', async () => {

@@ -2,7 +2,9 @@
  * Raised hands, the moderator role and the moderators' tools over real sockets (one instance; on
  * Redis when REDIS_URL is set): `control` `raise_hand`, `lower_hand`, `grant_moderator_role`,
  * `revoke_moderator_role`, and `moderation` `kick`, `ban`, `send_to_waiting_room`, `debrief`,
- * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`. Who may do what, what each
+ * `reset_raised_hands`, `enable_raise_hands`, `disable_raise_hands`, `enable_waiting_room`,
+ * `disable_waiting_room`, `change_display_name`. Who may do what (moderators; users, guests and
+ * sockets not joined are refused), what each
  * participant is sent (every frame checked against the contract by the test client), the socket
  * of a removed participant closing with 1000 after its last frame, a ban written where the start
  * operation reads it (for the target's user, by the sender's), the commands' limits, a moderator's
@@ -66,6 +68,20 @@ async function updateOf(client: SignalingClient, id: string) {
   for (;;) {
     const { payload } = await client.next('control', 'update');
     if (payload.id === id) return payload;
+  }
+}
+
+/**
+ * Joins once the room has emptied: the departures of sockets just closed are over when a joiner
+ * finds nobody there (until then it leaves and tries again).
+ */
+async function joinEmptied(starter: Starter, name: string) {
+  for (let attempt = 0; ; attempt++) {
+    const client = await join(starter, name);
+    if (client.joinSuccess.participants.length === 0) return client;
+    await client.close();
+    if (attempt === 100) throw new Error('the room did not empty');
+    await new Promise((resolve) => setTimeout(resolve, 20));
   }
 }
 
@@ -236,6 +252,9 @@ describe("the moderators' commands", () => {
         ['moderation', 'reset_raised_hands', {}],
         ['moderation', 'enable_raise_hands', {}],
         ['moderation', 'disable_raise_hands', {}],
+        ['moderation', 'enable_waiting_room', {}],
+        ['moderation', 'disable_waiting_room', {}],
+        ['moderation', 'change_display_name', { target: idOf(gus), new_name: 'Renamed' }],
       ];
       for (const [namespace, action, fields] of commands) {
         sender.command(namespace, action, fields);
@@ -251,7 +270,23 @@ describe("the moderators' commands", () => {
     // everyone is still in the room, hands may be raised, and the waiting room is off
     const late = await join(room.guest, 'Late');
     expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([alice, ulla, gus, mona].map(idOf).sort());
+    expect(late.joinSuccess.participants.find((p) => p.id === idOf(gus))!.control.display_name).toBe('Gus');
     expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
+  });
+
+  it('are not_yet_joined for a socket that has not joined, and act on nobody', async () => {
+    const { room, alice, gus, idOf } = await trio();
+    const stranger = await open(room.moderator);
+    for (const [action, fields] of [
+      ['enable_waiting_room', {}],
+      ['disable_waiting_room', {}],
+      ['change_display_name', { target: idOf(gus), new_name: 'Renamed' }],
+    ] as const) {
+      stranger.command('moderation', action, fields);
+      expect((await stranger.next('control', 'error')).payload, action).toEqual({ message: 'error', error: 'not_yet_joined' });
+    }
+    await alice.expectNothing('moderation', undefined, 50);
+    await gus.expectNothing('moderation', undefined, 0);
   });
 });
 
@@ -509,6 +544,200 @@ describe("a moderator's order crossing its target's own close", () => {
     await gus.expectNothing('control', 'left');
     // the only refusal possible: the target had left before the command was looked at
     for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
+  });
+});
+
+describe('enable_waiting_room and disable_waiting_room', () => {
+  it('switch the waiting room for the meeting: everyone is told, those inside stay, newcomers wait or not, the room setting stays', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'enable_waiting_room');
+    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
+    await ulla.expectNothing('control', 'left', 0);
+
+    // users and guests wait now, moderators go straight in and see who waits
+    const late = await wait(room.guest, 'Late');
+    const lateUser = await wait(await room.invitee('user'), 'Lu');
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    expect(mona.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true });
+    expect(mona.joinSuccess.moderation!.waiting_room_participants!.map((p) => p.control.display_name)).toEqual(['Late', 'Lu']);
+    expect(mona.joinSuccess.participants.map((p) => p.id).sort()).toEqual([alice, ulla, gus].map(idOf).sort());
+
+    // a moderator switches it on again: told again, nothing else changes
+    mona.command('moderation', 'enable_waiting_room');
+    for (const client of [alice, ulla, gus, mona]) await client.next('moderation', 'waiting_room_enabled');
+    await late.expectNothing('moderation', 'waiting_room_enabled', 0);
+
+    // off: told to everyone in the room, then those waiting are let in, oldest first
+    alice.command('moderation', 'disable_waiting_room');
+    for (const client of [alice, ulla, gus, mona]) expect((await client.next('moderation', 'waiting_room_disabled')).payload).toEqual({ message: 'waiting_room_disabled' });
+    for (const waiting of [late, lateUser]) expect((await waiting.next('moderation')).payload).toEqual({ message: 'accepted' });
+    await late.expectNothing('moderation', 'waiting_room_disabled', 0);
+    const waitingIds = mona.joinSuccess.moderation!.waiting_room_participants!.map((p) => p.id);
+    for (const moderator of [alice, mona]) {
+      const left = [];
+      for (let i = 0; i < 2; i++) left.push((await moderator.next('moderation', 'left_waiting_room')).payload.id);
+      expect(left).toEqual(waitingIds);
+    }
+    await ulla.expectNothing('moderation', 'left_waiting_room', 0);
+    late.command('control', 'enter_room');
+    expect((await late.next('control', 'join_success')).payload.display_name).toBe('Late');
+
+    // newcomers go straight in; the room's own setting was never touched
+    const later = await join(room.guest, 'Later');
+    expect(later.joinSuccess.participants.map((p) => p.control.display_name)).toContain('Late');
+    const [row] = await dbOf(app).selectFrom('rooms').select('waiting_room').where('id', '=', room.roomId).execute();
+    expect(row!.waiting_room).toBe(false);
+    await lateUser.close();
+  });
+
+  it("turn off a room's own waiting room until the room empties, and it is back for the next meeting", async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    const alice = await join(room.moderator, 'Alice');
+    expect(alice.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true });
+    const gus = await wait(room.guest, 'Gus');
+    await arrivalOf(alice, 'Gus');
+    alice.command('moderation', 'disable_waiting_room');
+    await alice.next('moderation', 'waiting_room_disabled');
+    await gus.next('moderation', 'accepted');
+    expect((await alice.next('moderation', 'left_waiting_room')).payload.id).toBeDefined();
+    gus.command('control', 'enter_room');
+    await gus.next('control', 'join_success');
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    expect(mona.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: false, waiting_room_participants: [] });
+    const straight = await join(room.guest, 'Straight');
+
+    // the next meeting, once the room has emptied, has the room's setting again
+    await Promise.all([alice, gus, mona, straight].map((client) => client.close()));
+    const next = await joinEmptied(room.moderator, 'Alice again');
+    expect(next.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: true });
+    await wait(room.guest, 'Next guest');
+  });
+
+  it('leave nobody waiting who joins while the waiting room goes off', async () => {
+    const room = await rooms.room({ waitingRoom: true });
+    const alice = await join(room.moderator, 'Alice');
+    const joiners = await Promise.all(Array.from({ length: 12 }, () => open(room.guest)));
+    joiners.forEach((joiner, i) => joiner.command('control', 'join', { display_name: `Guest ${i}` }));
+    alice.command('moderation', 'disable_waiting_room');
+    await alice.next('moderation', 'waiting_room_disabled');
+    for (const joiner of joiners) {
+      const first = (await joiner.next()).payload;
+      if (first.message === 'join_success') continue;
+      expect(first).toEqual({ message: 'in_waiting_room' });
+      expect((await joiner.next('moderation')).payload).toEqual({ message: 'accepted' });
+    }
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    expect(mona.joinSuccess.moderation).toMatchObject({ waiting_room_enabled: false, waiting_room_participants: [] });
+  });
+
+  it('let in a participant a moderator sent to the waiting room, and the switch holds against send_to_waiting_room only until it turns it on again', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'send_to_waiting_room', { target: idOf(gus) });
+    await gus.next('moderation', 'sent_to_waiting_room');
+    await arrivalOf(alice, 'Gus');
+    alice.command('moderation', 'disable_waiting_room');
+    await ulla.next('moderation', 'waiting_room_disabled');
+    await gus.next('moderation', 'accepted');
+    gus.command('control', 'enter_room');
+    expect((await gus.next('control', 'join_success')).payload.id).toBe(idOf(gus));
+    await join(room.guest, 'Straight in');
+
+    alice.command('moderation', 'send_to_waiting_room', { target: idOf(gus) });
+    expect((await ulla.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
+    await gus.next('moderation', 'sent_to_waiting_room');
+    await wait(room.guest, 'Waits again');
+  });
+});
+
+describe('change_display_name', () => {
+  it("renames a guest: display_name_changed to everyone, update to the others, and later joiners see the new name", async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'change_display_name', { target: idOf(gus), new_name: '  Gus the Guest  ' });
+    const changed = { message: 'display_name_changed', target: idOf(gus), issued_by: idOf(alice), old_name: 'Gus', new_name: 'Gus the Guest' };
+    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'display_name_changed')).payload).toEqual(changed);
+    for (const other of [alice, ulla]) expect((await updateOf(other, idOf(gus))).control).toMatchObject({ display_name: 'Gus the Guest', role: 'guest' });
+    await gus.expectNothing('control', 'update', 50);
+    const late = await join(room.guest, 'Late');
+    expect(late.joinSuccess.participants.find((p) => p.id === idOf(gus))!.control.display_name).toBe('Gus the Guest');
+
+    // 100 characters as the contract counts them (code points), as with join
+    const hundred = '🙂'.repeat(100);
+    alice.command('moderation', 'change_display_name', { target: idOf(gus), new_name: hundred });
+    expect((await gus.next('moderation', 'display_name_changed')).payload).toMatchObject({ old_name: 'Gus the Guest', new_name: hundred });
+  });
+
+  it("crossing the guest's own close brings nobody back: the others see it leave once, and nothing of it after", async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    alice.command('moderation', 'change_display_name', { target: idOf(gus), new_name: 'Gone' });
+    await gus.close();
+    const { payload: left } = await ulla.next('control', 'left');
+    expect(left).toEqual({ message: 'left', id: idOf(gus), reason: 'quit' });
+    await ulla.expectNothing('control', 'left', 100);
+    // renamed before it left, or not at all
+    const aboutGus = ulla.received.filter((f) => f.payload.id === idOf(gus) || f.payload.target === idOf(gus)).map((f) => f.payload.message);
+    expect([['joined', 'left'], ['joined', 'display_name_changed', 'update', 'left']]).toContainEqual(aboutGus);
+    const late = await join(room.guest, 'Late');
+    expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(ulla)].sort());
+    for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
+  });
+
+  it('renames a caller, also for a moderator who is not the owner', async () => {
+    const { room, alice } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const phone = await rooms.callIn(room.roomId);
+    phone.command('control', 'join', { display_name: '+49 30 1234' });
+    const { id: phoneId } = (await phone.next('control', 'join_success')).payload;
+    mona.command('moderation', 'change_display_name', { target: phoneId, new_name: 'Front desk' });
+    expect((await phone.next('moderation', 'display_name_changed')).payload).toEqual({
+      message: 'display_name_changed',
+      target: phoneId,
+      issued_by: mona.joinSuccess.id,
+      old_name: '+49 30 1234',
+      new_name: 'Front desk',
+    });
+    expect((await updateOf(alice, phoneId)).control).toMatchObject({ display_name: 'Front desk', participation_kind: 'sip' });
+  });
+
+  it('refuses registered users, targets not in the room and names breaking the rule of join, and renames nobody', async () => {
+    const { room, alice, ulla, gus, idOf } = await trio();
+    const mona = await join(await room.invitee('moderator'), 'Mona');
+    const waiting = await rooms.room({ waitingRoom: true });
+    const elsewhere = await join(waiting.moderator, 'Elsewhere');
+    const cases: Array<[string, string, string]> = [
+      [idOf(ulla), 'Ulla 2', 'cannot_change_name_of_registered_users'],
+      [idOf(alice), 'Owner 2', 'cannot_change_name_of_registered_users'],
+      [mona.joinSuccess.id, 'Mona 2', 'cannot_change_name_of_registered_users'],
+      [randomUUID(), 'Nobody', 'unknown_participant'],
+      [idOf(gus), '', 'invalid_display_name'],
+      [idOf(gus), ' \t\n ', 'invalid_display_name'],
+      [idOf(gus), 'x'.repeat(101), 'invalid_display_name'],
+      [idOf(gus), '🙂'.repeat(101), 'invalid_display_name'],
+    ];
+    for (const [target, new_name, error] of cases) {
+      mona.command('moderation', 'change_display_name', { target, new_name });
+      expect((await mona.next('moderation', 'error')).payload, `${new_name} for ${target}`).toEqual({ message: 'error', error });
+    }
+    // a moderator of another room cannot reach this room's guest
+    elsewhere.command('moderation', 'change_display_name', { target: idOf(gus), new_name: 'Hijacked' });
+    expect((await elsewhere.next('moderation', 'error')).payload.error).toBe('unknown_participant');
+    // a guest waiting is not in the room yet
+    alice.command('moderation', 'enable_waiting_room');
+    const late = await wait(room.guest, 'Late');
+    const { id: lateId } = (await arrivalOf(alice, 'Late'));
+    alice.command('moderation', 'change_display_name', { target: lateId, new_name: 'Early' });
+    expect((await alice.next('moderation', 'error')).payload.error).toBe('unknown_participant');
+    // a malformed command is the envelope's problem
+    alice.command('moderation', 'change_display_name', { target: idOf(gus) });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+
+    for (const client of [alice, ulla, gus, mona, late]) await client.expectNothing('moderation', 'display_name_changed', 0);
+    await ulla.expectNothing('control', 'update', 0);
+    const check = await join(room.moderator, 'Check');
+    expect(Object.fromEntries(check.joinSuccess.participants.map((p) => [p.id, p.control.display_name]))).toMatchObject({
+      [idOf(alice)]: 'Alice',
+      [idOf(ulla)]: 'Ulla',
+      [idOf(gus)]: 'Gus',
+    });
   });
 });
 

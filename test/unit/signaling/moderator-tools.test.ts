@@ -1,10 +1,11 @@
 /**
  * The moderators' tools for removing participants (`moderation` `kick`, `ban`,
- * `send_to_waiting_room`, `debrief`) through the module tester: the real modules over the
- * in-process bus, fake participants, and for the ban a real database (its `room_bans`). Who may do
- * what to whom, each participant's frames (checked against the contract by the tester; a removed
- * one's last frame before its socket closes with 1000), the waiting room afterwards, and the order
- * of a session's own commands and a moderator's order about it.
+ * `send_to_waiting_room`, `debrief`), switching the waiting room (`enable_waiting_room`,
+ * `disable_waiting_room`) and renaming (`change_display_name`) through the module tester: the real
+ * modules over the in-process bus, fake participants, and for the ban a real database (its
+ * `room_bans`). Who may do what to whom, each participant's frames (checked against the contract
+ * by the tester; a removed one's last frame before its socket closes with 1000), the waiting room
+ * afterwards, and the order of a session's own commands and a moderator's order about it.
  */
 import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
@@ -214,6 +215,96 @@ describe('send_to_waiting_room', () => {
     const late = tester.participant({ room: alice.room, kind: 'guest', displayName: 'Late' });
     await tester.join(late);
     expect(tester.payloads(late, 'control')[0]).toMatchObject({ message: 'join_success' });
+  });
+});
+
+describe('enable_waiting_room and disable_waiting_room', () => {
+  it('switched off: everyone in the room is told, then each one waiting is let in, oldest first', async () => {
+    const room = tester.room({ waitingRoom: true });
+    const alice = await joined('Alice', { room, role: 'moderator', isRoomOwner: true });
+    const ulla = await entered('Ulla', { room, role: 'user' }, alice);
+    const first = await joined('First', { room, kind: 'guest' });
+    await tester.advance(1_000);
+    const second = await joined('Second', { room, kind: 'sip' });
+    tester.sent(alice);
+    tester.sent(ulla);
+    await moderation(alice, { action: 'disable_waiting_room' });
+    expect(tester.payloads(alice, 'moderation')).toEqual([
+      { message: 'waiting_room_disabled' },
+      { message: 'left_waiting_room', id: first.id },
+      { message: 'left_waiting_room', id: second.id },
+    ]);
+    expect(tester.payloads(ulla)).toEqual([{ message: 'waiting_room_disabled' }]);
+    for (const waiting of [first, second]) {
+      expect(tester.payloads(waiting)).toEqual([{ message: 'accepted' }]);
+      expect(waiting.state).toBe('accepted');
+    }
+    const late = await joined('Late', { room, kind: 'guest' });
+    expect(late.state).toBe('joined');
+  });
+
+  it('switched on: everyone is told each time, newcomers wait, and send_to_waiting_room after a switch off tells everyone again', async () => {
+    const room = tester.room({ waitingRoom: true });
+    const alice = await joined('Alice', { room, role: 'moderator', isRoomOwner: true });
+    const gus = await entered('Gus', { room, kind: 'guest' }, alice);
+    tester.sent(alice);
+    await moderation(alice, { action: 'disable_waiting_room' });
+    expect(tester.payloads(gus)).toEqual([{ message: 'waiting_room_disabled' }]);
+    // the room's own setting is on, the meeting's switch off: sending back turns it on, for all to see
+    await moderation(alice, { action: 'send_to_waiting_room', target: gus.id });
+    expect(tester.payloads(gus)[0]).toEqual({ message: 'waiting_room_enabled' });
+    await moderation(alice, { action: 'enable_waiting_room' });
+    await moderation(alice, { action: 'enable_waiting_room' });
+    expect(tester.payloads(alice, 'moderation').filter((event) => event.message === 'waiting_room_enabled')).toHaveLength(3);
+    const late = await joined('Late', { room, kind: 'guest' });
+    expect(late.state).toBe('waiting');
+  });
+
+  it('are refused to users and guests, and change nothing', async () => {
+    const { alice, ulla, gus, everyone } = await quartet();
+    for (const sender of [ulla, gus]) {
+      for (const action of ['enable_waiting_room', 'disable_waiting_room']) {
+        await moderation(sender, { action });
+        expect(tester.payloads(sender)).toEqual([{ message: 'error', error: 'insufficient_permissions' }]);
+      }
+    }
+    for (const session of everyone) expect(tester.payloads(session)).toEqual([]);
+    const late = await joined('Late', { room: alice.room, kind: 'guest' });
+    expect(late.state).toBe('joined');
+  });
+});
+
+describe('change_display_name', () => {
+  it('renames on the target: display_name_changed to everyone, then update to the others', async () => {
+    const { alice, mona, ulla, gus, everyone } = await quartet();
+    await moderation(mona, { action: 'change_display_name', target: gus.id, new_name: ' Gustav ' });
+    const changed = { message: 'display_name_changed', target: gus.id, issued_by: mona.id, old_name: 'Gus', new_name: 'Gustav' };
+    for (const session of everyone) {
+      const frames = tester.sent(session).map((frame) => [frame.namespace, frame.payload.message]);
+      expect(frames).toEqual(session === gus ? [['moderation', 'display_name_changed']] : [['moderation', 'display_name_changed'], ['control', 'update']]);
+    }
+    await moderation(alice, { action: 'change_display_name', target: gus.id, new_name: 'Gus' });
+    expect(tester.payloads(ulla, 'moderation')).toEqual([{ ...changed, issued_by: alice.id, old_name: 'Gustav', new_name: 'Gus' }]);
+    expect(gus.displayName).toBe('Gus');
+  });
+
+  it('refuses non-moderators, registered users, absent targets and bad names', async () => {
+    const { alice, mona, ulla, gus, everyone } = await quartet();
+    const refusals: Array<[FakeSession, string, string, string]> = [
+      [ulla, gus.id, 'Renamed', 'insufficient_permissions'],
+      [gus, gus.id, 'Renamed', 'insufficient_permissions'],
+      [mona, ulla.id, 'Renamed', 'cannot_change_name_of_registered_users'],
+      [mona, alice.id, 'Renamed', 'cannot_change_name_of_registered_users'],
+      [mona, randomUUID(), 'Renamed', 'unknown_participant'],
+      [mona, gus.id, '   ', 'invalid_display_name'],
+      [mona, gus.id, 'x'.repeat(101), 'invalid_display_name'],
+    ];
+    for (const [sender, target, new_name, error] of refusals) {
+      await moderation(sender, { action: 'change_display_name', target, new_name });
+      expect(tester.payloads(sender)).toEqual([{ message: 'error', error }]);
+    }
+    for (const session of everyone) expect(tester.payloads(session)).toEqual([]);
+    expect(gus.displayName).toBe('Gus');
   });
 });
 

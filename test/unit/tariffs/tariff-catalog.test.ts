@@ -1,9 +1,16 @@
+import type { Kysely } from 'kysely';
+import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
 import { ConfigError, loadConfig } from '../../../src/config/load.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { SIGNALING_MODULES } from '../../../src/domain/tariffs/modules.js';
 import { tariffIdFor, uuidV5 } from '../../../src/domain/tariffs/tariff-id.js';
+import type { DB } from '../../../src/db/schema.js';
+import { createLocalBus } from '../../../src/signaling/bus/local.js';
+import { createSignalingModules } from '../../../src/signaling/modules/index.js';
+import { RoomHubs } from '../../../src/signaling/room-hub.js';
+import { systemScheduler } from '../../../src/signaling/scheduler.js';
 
 const definition = (overrides: Partial<{ quotas: Record<string, number>; disabled_modules: string[]; disabled_features: string[] }> = {}) => ({
   quotas: {},
@@ -129,5 +136,21 @@ describe('configuration of tariff quotas', () => {
       quotas: {},
       enabled_modules: ['control', 'echo', 'moderation', 'timer', 'chat'],
     });
+  });
+});
+
+describe('the modules a tariff offers', () => {
+  it('are exactly those the signaling socket runs: media is not offered until it is built', async () => {
+    const config = loadConfig({ file: false, env: {} });
+    const logger = pino({ level: 'silent' });
+    const bus = createLocalBus(logger);
+    const hubs = new RoomHubs(bus, new Map(), logger);
+    // nothing joins: no module reads the database
+    const running = createSignalingModules({ config, db: {} as Kysely<DB>, bus, hubs: () => hubs, scheduler: systemScheduler(), logger });
+    const offered = createTariffCatalog(config.tariffs).defaultTariff;
+    expect([...offered.enabled_modules].sort()).toEqual([...running.byNamespace.keys()].sort());
+    expect(offered.modules.map((module) => module.id).sort()).toEqual([...running.byNamespace.keys()].sort());
+    expect(offered.enabled_modules).not.toContain('media');
+    await bus.close();
   });
 });

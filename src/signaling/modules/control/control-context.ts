@@ -2,11 +2,11 @@
  * What the control module's parts (joining, hands, roles) share: the membership store, the way a
  * joined participant's own change is made, and the control `error` answer.
  *
- * A change to a participant (its hand, its role) is made on the instance that holds its session and
- * in the session's order (a command of its own, or a task queued for a moderator's order), so the
- * session is the one writer of its record: the membership store learns the changed record first
- * (later joiners list it; a store that fails changes nothing), then the session, then the others
- * get `update`.
+ * A change to a participant (its hand, its role, its name) is made on the instance that holds its
+ * session and in the session's order (a command of its own, or a task queued for a moderator's
+ * order), so the session is the one writer of its record: the membership store learns the changed
+ * record first (later joiners list it; a store that fails changes nothing), then the session, then
+ * the others get `update`.
  */
 import type { ControlErrorEvent } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';

@@ -29,7 +29,8 @@ import type { Session } from '../../session.js';
 import { isModerationModule } from '../moderation/moderation.module.js';
 import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
 import { listedRecently } from '../listed-recently.js';
-import type { ControlContext, ControlError } from './control-context.js';
+import { changeMember, type ControlContext, type ControlError } from './control-context.js';
+import { displayNameOf } from './display-name.js';
 import { createHands } from './hands.js';
 import { createCrashCleanup, type CrashCleanup } from './membership-sweep.js';
 import { createLocalMembershipStore } from './membership.local.js';
@@ -38,8 +39,6 @@ import { createRedisWaitingRoomStore } from '../moderation/waiting-room.redis.js
 import { byJoinTime, memberOf, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
 import { createRoles } from './roles.js';
 import { createTimeLimit } from './time-limit.js';
-
-const MAX_DISPLAY_NAME = 100;
 
 /** Commands of a participant in the room only (before entering it: `not_yet_joined`). */
 const IN_ROOM = new Set(['raise_hand', 'lower_hand', 'grant_moderator_role', 'revoke_moderator_role']);
@@ -83,10 +82,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
 
   async function join(session: Session, command: ControlJoinCommand['payload'], hub: RoomHub) {
     if (session.state !== 'connected') return fail(session, 'already_joined');
-    const displayName = command.display_name.trim();
-    // characters as the contract counts them (code points), not UTF-16 units
-    const length = [...displayName].length;
-    if (length < 1 || length > MAX_DISPLAY_NAME) return fail(session, 'invalid_username');
+    const displayName = displayNameOf(command.display_name);
+    if (displayName === undefined) return fail(session, 'invalid_username');
     session.displayName = displayName;
     session.avatarUrl = avatarOf(session, command.avatar_url);
     // the dead are out before the limit, the waiting room and the participant list are looked at
@@ -226,6 +223,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     publishUpdate,
 
     lowerHand: (session, hub) => hands.lower(session, hub),
+
+    rename: (session, displayName) => changeMember(context, session, { displayName }),
 
     member: (roomId, participantId) => membership.member(roomId, participantId),
 

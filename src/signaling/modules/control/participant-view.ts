@@ -14,13 +14,19 @@ import type { Member, MemberRecord } from './membership-store.js';
 export type ParticipantView = MemberRecord & Record<string, unknown>;
 
 /** What a participant's own changes touch (its session fields of the same names). */
-export type ControlChange = Partial<Pick<Session, 'role' | 'handIsUp' | 'handUpdatedAt'>>;
+export type ControlChange = Partial<Pick<Session, 'role' | 'handIsUp' | 'handUpdatedAt' | 'displayName'>>;
 
 /** The session's control data (with `change` made), once `join` has set its display name and join time. */
 function participantControl(session: Session, change: ControlChange): ParticipantControl {
-  const { displayName, joinedAt } = session;
+  const { joinedAt } = session;
+  const { role, handIsUp, handUpdatedAt, displayName } = {
+    role: session.role,
+    handIsUp: session.handIsUp,
+    handUpdatedAt: session.handUpdatedAt,
+    displayName: session.displayName,
+    ...change,
+  };
   if (displayName === undefined || joinedAt === undefined) throw new Error('a participant has control data only after join');
-  const { role, handIsUp, handUpdatedAt } = { role: session.role, handIsUp: session.handIsUp, handUpdatedAt: session.handUpdatedAt, ...change };
   return {
     display_name: displayName,
     role,

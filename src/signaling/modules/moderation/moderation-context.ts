@@ -1,6 +1,7 @@
 /**
- * What the moderation module's parts (the waiting room, removals, raised hands) share: its stores,
- * the control module, the `error` answer, and a moderator's order.
+ * What the moderation module's parts (the waiting room and its switch, removals, renaming, raised
+ * hands) share: its stores, the control module, the `error` answer, letting a waiting participant
+ * in, and a moderator's order.
  *
  * An order is a moderation room message no client is sent (the module withholds it): the sender's
  * instance publishes it once it has checked the command and done what is shared (stores, database),
@@ -27,11 +28,17 @@ export interface ModerationContext {
    * `waiting`, `joined_waiting_room` to the moderators, then `answer` to it.
    */
   enterWaitingRoom(session: Session, hub: RoomHub, answer: EventPayload): Promise<void>;
+  /**
+   * Lets a waiting participant (on any instance) in, as `accept` does: `accepted` to it,
+   * `left_waiting_room` to the moderators. False when it was not waiting (let in meanwhile, or gone).
+   */
+  admit(roomId: string, participantId: string, hub: RoomHub): Promise<boolean>;
 }
 
 /** Turns the room's waiting room on until the room empties; when it was off, everyone in the room is told. */
 export async function forceWaitingRoom(context: ModerationContext, session: Session, hub: RoomHub): Promise<void> {
-  if ((await context.settings.forceWaitingRoom(session.room.roomId)) && !session.room.waitingRoom) {
+  const previous = await context.settings.setWaitingRoom(session.room.roomId, true);
+  if (!(previous ?? session.room.waitingRoom)) {
     await hub.publish({ namespace: 'moderation', payload: { message: 'waiting_room_enabled' }, audience: { to: 'room' } });
   }
 }

@@ -1,12 +1,13 @@
 /**
  * The `moderation` namespace (docs/architecture.md §6): the waiting room, and the
- * moderators' tools (removals.ts, raised-hands.ts). When a room has its waiting room on (its
- * setting, or a moderator turned it on until the room empties), `join` puts every participant who
- * is not a moderator (and was not accepted before in this room session) here instead of into the
- * room; the moderators see them arrive and leave, and a moderator's `accept` lets one of them
- * `enter_room`. The control module drives the join and the departure and calls this module for the
- * waiting-room part; this module calls the control module to take participants out of the room and
- * to lower their hands.
+ * moderators' tools (waiting-room-switch.ts, removals.ts, display-names.ts, raised-hands.ts). When a
+ * room has its waiting room on (its setting, unless a moderator switched it for the meeting until
+ * the room empties), `join` puts every participant who is not a moderator (and was not accepted
+ * before in this room session) here instead of into the room; the moderators see them arrive and
+ * leave, and a moderator's `accept` (or switching the waiting room off) lets them `enter_room`.
+ * The control module drives the join and the departure and calls this module for the waiting-room
+ * part; this module calls the control module to take participants out of the room, to rename them
+ * and to lower their hands.
  *
  * Who may send what: every command — moderators only (else `insufficient_permissions`).
  * Events: `in_waiting_room` to the joiner; `joined_waiting_room` and `left_waiting_room` to the
@@ -16,6 +17,7 @@
  */
 import type {
   ModerationBanCommand,
+  ModerationChangeDisplayNameCommand,
   ModerationDebriefCommand,
   ModerationJoinData,
   ModerationKickCommand,
@@ -27,11 +29,14 @@ import type { EventPayload, Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import { byJoinTime, memberRecord } from '../control/participant-view.js';
 import type { ControlModule, ModuleDeps, SignalingModule } from '../module.js';
+import { createDisplayNames } from './display-names.js';
 import type { ModerationContext, ModerationError } from './moderation-context.js';
 import { createRaisedHands } from './raised-hands.js';
 import { createRemovals } from './removals.js';
+import { waitingRoomOn } from './room-settings-store.js';
 import { createLocalRoomSettingsStore } from './room-settings.local.js';
 import { createRedisRoomSettingsStore } from './room-settings.redis.js';
+import { createWaitingRoomSwitch } from './waiting-room-switch.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
 import { createRedisWaitingRoomStore } from './waiting-room.redis.js';
 
@@ -67,6 +72,16 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
   /** Per moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
   const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined_waiting_room', departure: 'left_waiting_room' });
 
+  /** Whether the session's room has its waiting room on now. */
+  const waitingRoomIsOn = async (session: Session) => waitingRoomOn(await settings.read(session.room.roomId), session.room.waitingRoom);
+
+  async function admit(roomId: string, target: string, hub: RoomHub) {
+    if (!(await waitingRoom.accept(roomId, target))) return false;
+    await hub.publish({ namespace: 'moderation', payload: { message: 'accepted' }, audience: { to: 'participant', id: target } });
+    await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id: target }, audience: { to: 'moderators' } });
+    return true;
+  }
+
   async function enterWaitingRoom(session: Session, hub: RoomHub, answer: EventPayload) {
     const record = memberRecord(session);
     await waitingRoom.add(session.room.roomId, record);
@@ -84,6 +99,20 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
       throw err;
     }
     hub.release(session, { namespace: 'moderation', payload: answer });
+    await admitIfSwitchedOff(session, record.id, hub);
+  }
+
+  /**
+   * A moderator may have switched the waiting room off after this participant found it on, and let
+   * those waiting in before it was listed: then it lets itself in (of the two, one wins). It waits
+   * already, so a failure here is logged, not answered: a moderator can still let it in.
+   */
+  async function admitIfSwitchedOff(session: Session, id: string, hub: RoomHub) {
+    try {
+      if (!(await waitingRoomIsOn(session))) await admit(session.room.roomId, id, hub);
+    } catch (err) {
+      deps.logger.error({ err, roomId: session.room.roomId, participantId: id }, 'a participant waiting as the waiting room went off was not let in');
+    }
   }
 
   const context: ModerationContext = {
@@ -93,15 +122,16 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
     control: () => deps.modules().get('control') as ControlModule,
     fail,
     enterWaitingRoom,
+    admit,
   };
   const removals = createRemovals(context);
+  const displayNames = createDisplayNames(context);
   const raisedHands = createRaisedHands(context);
+  const waitingRoomSwitch = createWaitingRoomSwitch(context);
 
   async function accept(session: Session, target: string, hub: RoomHub) {
     if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
-    if (!(await waitingRoom.accept(session.room.roomId, target))) return fail(session, 'not_in_waiting_room');
-    await hub.publish({ namespace: 'moderation', payload: { message: 'accepted' }, audience: { to: 'participant', id: target } });
-    await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id: target }, audience: { to: 'moderators' } });
+    if (!(await admit(session.room.roomId, target, hub))) return fail(session, 'not_in_waiting_room');
   }
 
   return {
@@ -111,6 +141,11 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
       switch (command.action) {
         case 'accept':
           return accept(session, command.target as string, hub);
+        case 'enable_waiting_room':
+        case 'disable_waiting_room':
+          return waitingRoomSwitch.setEnabled(session, command.action === 'enable_waiting_room', hub);
+        case 'change_display_name':
+          return displayNames.change(session, command as ModerationChangeDisplayNameCommand['payload'], hub);
         case 'kick':
           return removals.kick(session, command as ModerationKickCommand['payload'], hub);
         case 'ban':
@@ -131,6 +166,7 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 
     onRoomMessage(hub, message) {
       if (removals.isOrder(message)) return removals.carryOut(hub, message);
+      if (displayNames.isOrder(message)) return displayNames.carryOut(hub, message);
       raisedHands.onRoomMessage(hub, message);
       // `accepted` reaches the target's instance: from now on it may enter the room
       if (message.payload.message !== 'accepted' || message.audience.to !== 'participant') return;
@@ -141,23 +177,21 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
     async joinData(session): Promise<ModerationJoinData> {
       const { roomId } = session.room;
       const moderator = session.role === 'moderator';
-      const [{ raiseHandsEnabled, waitingRoomForced }, waiting] = await Promise.all([
-        settings.read(roomId),
-        moderator ? waitingRoom.waiting(roomId) : [],
-      ]);
+      const [roomSettings, waiting] = await Promise.all([settings.read(roomId), moderator ? waitingRoom.waiting(roomId) : []]);
+      const { raiseHandsEnabled } = roomSettings;
       if (!moderator) return { raise_hands_enabled: raiseHandsEnabled };
       const participants = byJoinTime(waiting);
       listed.remember(session, participants);
       return {
         raise_hands_enabled: raiseHandsEnabled,
-        waiting_room_enabled: session.room.waitingRoom || waitingRoomForced,
+        waiting_room_enabled: waitingRoomOn(roomSettings, session.room.waitingRoom),
         waiting_room_participants: participants,
       };
     },
 
     withholds(session, message) {
       // orders are for the instances, and a hand reset is for those in the room
-      if (removals.isOrder(message)) return true;
+      if (removals.isOrder(message) || displayNames.isOrder(message)) return true;
       if (message.payload.message === 'raised_hand_reset_by_moderator' && session.state !== 'joined') return true;
       return listed.withholds(session, message.payload);
     },
@@ -170,9 +204,8 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 
     async mustWait(session) {
       if (session.role === 'moderator') return false;
-      const { roomId } = session.room;
-      if (!session.room.waitingRoom && !(await settings.read(roomId)).waitingRoomForced) return false;
-      return !(await waitingRoom.isAccepted(roomId, session.participant.id));
+      if (!(await waitingRoomIsOn(session))) return false;
+      return !(await waitingRoom.isAccepted(session.room.roomId, session.participant.id));
     },
 
     enterWaitingRoom: (session, hub) => enterWaitingRoom(session, hub, { message: 'in_waiting_room' }),
@@ -190,8 +223,8 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 
     async showWaitingRoom(session) {
       const { roomId } = session.room;
-      const [{ waitingRoomForced }, waiting] = await Promise.all([settings.read(roomId), waitingRoom.waiting(roomId)]);
-      if (session.room.waitingRoom || waitingRoomForced) session.send('moderation', { message: 'waiting_room_enabled' });
+      const [on, waiting] = await Promise.all([waitingRoomIsOn(session), waitingRoom.waiting(roomId)]);
+      if (on) session.send('moderation', { message: 'waiting_room_enabled' });
       const participants = byJoinTime(waiting);
       listed.remember(session, participants);
       for (const participant of participants) session.send('moderation', { message: 'joined_waiting_room', ...participant });
