@@ -228,7 +228,7 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     await gus.expectNothing('moderation', 'display_name_changed', 50);
     const late = await join(one, theRoom.guest, 'Late');
     expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual(everyone.map(idOf).sort());
-    expect(late.joinSuccess.participants.map((p) => p.control.display_name).sort()).toEqual(['Alice', 'Gina', 'Gus', 'Mona', 'Ulla']);
+    expect(late.joinSuccess.participants.map((p) => p.control.display_name).sort()).toEqual(['+49 30 1234', 'Alice', 'Gina', 'Gus', 'Mona', 'Ulla']);
     expect(late.joinSuccess.moderation).toEqual({ raise_hands_enabled: true });
   });
 
