@@ -15,7 +15,7 @@ import { createIdentity, identityMode, type Identity } from './domain/identity/i
 import { createInviteService } from './domain/invites/invites.service.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
-import { createTariffCatalog } from './domain/tariffs/tariff-catalog.js';
+import { loadTariffCatalog } from './domain/tariffs/tariffs.repository.js';
 import { createUserService } from './domain/users/users.service.js';
 import { createHttpApp } from './http/app.js';
 import { errors } from './http/errors.js';
@@ -72,7 +72,8 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
 
     const devProvider = mode === 'dev' ? await devProviderFromConfig(config) : undefined;
     const identity = await createIdentity(config, { devProvider, fetch: options.fetch });
-    const tariffs = createTariffCatalog(config.tariffs);
+    // the configuration's tariffs and those created with `convene tariffs create`, as they are now
+    const tariffs = await loadTariffCatalog(database.db, config.tariffs);
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
     const users = createUserService({ db: database.db, config, tariffs, directory });
     const assetStorage = await assetStorageFromConfig(config);

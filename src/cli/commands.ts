@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DataDirLockedError } from '../db/connect.js';
 import { IdentityConfigurationError } from '../domain/identity/identity-config.js';
+import { cleanupCommand, cleanupUsage, tariffsCommand, tariffsUsage, usersCommand, usersUsage } from './admin.js';
 import { checkConfig } from './check-config.js';
 import { devToken, devTokenUsage, parseDevTokenArgs } from './dev-token.js';
 import { CliError, usageError } from './errors.js';
@@ -49,6 +50,21 @@ const commands: Record<string, Command> = {
       return devToken(config(), parsed);
     },
   },
+  tariffs: {
+    usage: tariffsUsage,
+    summary: 'lists, creates and assigns tariffs (a created tariff is served from the next start)',
+    run: (args, config) => tariffsCommand(config, args),
+  },
+  users: {
+    usage: usersUsage,
+    summary: 'lists users; disables or enables one (logins and access tokens refused, data kept)',
+    run: (args, config) => usersCommand(config, args),
+  },
+  cleanup: {
+    usage: cleanupUsage,
+    summary: `deletes ad-hoc events (and rooms) older than the retention (24 h) and expired invite codes; --dry-run lists them`,
+    run: (args, config) => cleanupCommand(config, args),
+  },
 };
 
 function usage(): string {
@@ -82,7 +98,8 @@ async function dispatch(argv: string[]): Promise<void> {
     console.log(`usage: ${command.usage}\n${command.summary}`);
     return;
   }
-  await command.run(args, () => loadConfig());
+  let config: Config | undefined;
+  await command.run(args, () => (config ??= loadConfig()));
 }
 
 /** Runs one command line (without `node` and the script); a failure ends the process with its exit code. */

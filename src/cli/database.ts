@@ -5,7 +5,8 @@
  */
 import type { Config } from '../config/schema.js';
 import { openDatabase, type Database } from '../db/connect.js';
-import { migrateToLatest } from '../db/migrate.js';
+import { pendingMigrations } from '../db/migrate.js';
+import { CliError } from './errors.js';
 
 /** `PostgreSQL`, `PGlite in ./data`: where a command works, for its output. */
 export function databaseTarget(config: Config): string {
@@ -22,10 +23,17 @@ export async function withDatabase<T>(config: Config, use: (database: Database) 
   }
 }
 
-/** As withDatabase, on a database brought up to date first (admin commands read today's schema). */
-export function withMigratedDatabase<T>(config: Config, use: (database: Database) => Promise<T>): Promise<T> {
+/**
+ * As withDatabase, for the admin commands, which read and write today's schema: a database with
+ * migrations pending (an upgrade not yet migrated, or never served) is refused rather than migrated
+ * behind the operator's back while older instances may still be running on it.
+ */
+export function withCurrentDatabase<T>(config: Config, use: (database: Database) => Promise<T>): Promise<T> {
   return withDatabase(config, async (database) => {
-    await migrateToLatest(database.db);
+    const pending = await pendingMigrations(database.db);
+    if (pending.length > 0) {
+      throw new CliError(`${databaseTarget(config)} has ${pending.length} migration(s) pending (${pending.join(', ')}); run \`convene migrate\` first`);
+    }
     return use(database);
   });
 }
