@@ -76,7 +76,7 @@ export async function tariffsCommand(config: () => Config, args: string[]): Prom
       disabled_features: [...new Set(values['disable-feature'])],
     };
     const tariff = await withCurrentDatabase(config(), (database) => admin(() => createTariff(database.db, config().tariffs, positionals[0]!, definition)));
-    console.log(`created tariff ${tariff.name} (id ${tariff.id}); running instances serve it from their next start`);
+    console.log(`created tariff ${tariff.name} (id ${tariff.id}); running instances serve it within a minute`);
     return;
   }
   if (action === 'assign') {

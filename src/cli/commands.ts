@@ -52,7 +52,7 @@ const commands: Record<string, Command> = {
   },
   tariffs: {
     usage: tariffsUsage,
-    summary: 'lists, creates and assigns tariffs (a created tariff is served from the next start)',
+    summary: 'lists, creates and assigns tariffs (running instances serve a created one within a minute)',
     run: (args, config) => tariffsCommand(config, args),
   },
   users: {

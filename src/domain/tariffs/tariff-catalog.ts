@@ -13,6 +13,8 @@ export interface TariffCatalog {
   byName(name: string): Tariff | undefined;
   /** Every tariff, the configuration's first, each with where it is defined. */
   all(): ReadonlyArray<{ tariff: Tariff; source: 'configuration' | 'database' }>;
+  /** Takes the stored tariffs as they are now (the service re-reads them every minute); the configured ones stay. */
+  replaceStored(stored: Readonly<Record<string, TariffDefinition>>): void;
   /** A user's tariff; a name the configuration no longer knows falls back to the default. */
   forUser(user: { tariff_name: string | null }): Tariff;
 }
@@ -33,26 +35,32 @@ export function createTariffCatalog(
   modules: readonly SignalingModuleDefinition[] = SIGNALING_MODULES,
   stored: Readonly<Record<string, TariffDefinition>> = {},
 ): TariffCatalog {
-  const tariffs = new Map<string, Tariff>();
-  const sources = new Map<string, 'configuration' | 'database'>();
+  const configured = new Map<string, Tariff>();
   for (const [name, definition] of Object.entries(config.definitions)) {
-    tariffs.set(name, buildTariff(name, definition, modules));
-    sources.set(name, 'configuration');
+    configured.set(name, buildTariff(name, definition, modules));
   }
-  for (const [name, definition] of Object.entries(stored)) {
-    if (tariffs.has(name)) continue;
-    tariffs.set(name, buildTariff(name, definition, modules));
-    sources.set(name, 'database');
-  }
-  const defaultTariff = tariffs.get(config.default);
+  const defaultTariff = configured.get(config.default);
   if (!defaultTariff) {
     throw new Error(`tariffs.default names "${config.default}", which is not in tariffs.definitions`);
   }
+  // replaced as a whole, never changed in place, so a reader sees one generation or the next
+  let tariffs = configured;
+  const withStored = (definitions: Readonly<Record<string, TariffDefinition>>) => {
+    const all = new Map(configured);
+    for (const [name, definition] of Object.entries(definitions)) {
+      if (!all.has(name)) all.set(name, buildTariff(name, definition, modules));
+    }
+    return all;
+  };
+  tariffs = withStored(stored);
   return {
     defaultTariff,
     byName: (name) => tariffs.get(name),
-    all: () => [...tariffs.values()].map((tariff) => ({ tariff, source: sources.get(tariff.name)! })),
+    all: () => [...tariffs.values()].map((tariff) => ({ tariff, source: configured.has(tariff.name) ? 'configuration' : 'database' })),
     forUser: (user) => (user.tariff_name === null ? undefined : tariffs.get(user.tariff_name)) ?? defaultTariff,
+    replaceStored: (definitions) => {
+      tariffs = withStored(definitions);
+    },
   };
 }
 
