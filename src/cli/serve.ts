@@ -22,16 +22,19 @@ export async function serve(config: Config): Promise<void> {
   let convene: Convene | undefined;
   let ready = false; // built and listening (or given up listening): a signal stops it at once
   let signalled: string | undefined;
+  // pino writes asynchronously: without waiting for its writes, the exit could lose the last lines
+  // or put them out of order (seen: "Convene stopped" before "shutting down" in a file)
+  const exit = (code: number) => logger.flush(() => process.exit(code));
   const stop = async () => {
     logger.info({ signal: signalled }, 'shutting down');
     try {
       await convene?.close();
     } catch (err) {
       logger.error({ err }, 'shutdown failed');
-      process.exit(1);
+      return exit(1);
     }
     logger.info('Convene stopped');
-    process.exit(0);
+    exit(0);
   };
   const onSignal = (signal: NodeJS.Signals) => {
     if (signalled) return;
