@@ -27,7 +27,8 @@ export interface paths {
          *     Until a subject has logged in once, its access tokens are refused with 401 `unknown_user`.
          *     Any failure of the ID token (malformed, bad signature, unknown key, `alg: none`, wrong issuer
          *     or audience, expired, a required claim missing) answers 400 with code `invalid_id_token`;
-         *     this operation never answers 401.
+         *     this operation never answers 401. So does the login of a user an operator disabled
+         *     (`convene users disable`), whose access tokens are refused with 401 `unauthorized`.
          */
         post: operations["login"];
         delete?: never;

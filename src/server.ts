@@ -15,7 +15,7 @@ import { createIdentity, identityMode, type Identity } from './domain/identity/i
 import { createInviteService } from './domain/invites/invites.service.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
-import { createTariffCatalog } from './domain/tariffs/tariff-catalog.js';
+import { loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
 import { createUserService } from './domain/users/users.service.js';
 import { createHttpApp } from './http/app.js';
 import { errors } from './http/errors.js';
@@ -52,8 +52,13 @@ export interface Convene {
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** Compiles all request validators now instead of on each operation's first request. */
   warmUp(): Promise<void>;
+  /** Re-reads the tariffs stored with `convene tariffs create` (done every TARIFF_REFRESH_MS). */
+  refreshTariffs(): Promise<void>;
   close(): Promise<void>;
 }
+
+/** How often an instance re-reads the stored tariffs, so that a created one is served without a restart. */
+export const TARIFF_REFRESH_MS = 60_000;
 
 export async function createConvene(config: Config, options: ConveneOptions = {}): Promise<Convene> {
   const logger = options.logger ?? createLogger(config.logging.level);
@@ -72,7 +77,8 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
 
     const devProvider = mode === 'dev' ? await devProviderFromConfig(config) : undefined;
     const identity = await createIdentity(config, { devProvider, fetch: options.fetch });
-    const tariffs = createTariffCatalog(config.tariffs);
+    // the configuration's tariffs and those created with `convene tariffs create`, as they are now
+    const tariffs = await loadTariffCatalog(database.db, config.tariffs);
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
     const users = createUserService({ db: database.db, config, tariffs, directory });
     const assetStorage = await assetStorageFromConfig(config);
@@ -123,6 +129,10 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     signaling.attach(server);
     const smtpUrl = config.smtp.url;
     const mailWorker = smtpUrl ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger }) : undefined;
+    const refreshTariffs = async () => tariffs.replaceStored(await storedTariffDefinitions(database.db));
+    const tariffRefresh = setInterval(() => {
+      refreshTariffs().catch((err: unknown) => logger.warn({ err }, 'the stored tariffs could not be re-read; the ones read before stay'));
+    }, TARIFF_REFRESH_MS).unref();
 
     return {
       server,
@@ -143,8 +153,10 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
         });
       },
       warmUp: () => http.warmUp(),
+      refreshTariffs,
       async close() {
         closing = true;
+        clearInterval(tariffRefresh);
         // first, while the store and the bus still work: sockets close with 1001 and their participants leave
         await signaling.close();
         await new Promise<void>((resolve) => {

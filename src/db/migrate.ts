@@ -10,14 +10,18 @@ import { Migrator, type Migration } from 'kysely/migration';
 import * as initial from './migrations/2026_11_21_0001_initial.js';
 import * as serviceSecrets from './migrations/2026_11_21_0002_service_secrets.js';
 import * as userGroups from './migrations/2026_11_22_0001_user_groups.js';
+import * as disabledUsers from './migrations/2026_11_27_0001_disabled_users.js';
 import * as eventMeetingDetails from './migrations/2026_11_27_0001_event_meeting_details.js';
+import * as storedTariffs from './migrations/2026_11_27_0002_stored_tariffs.js';
 
 /** By name; names sort in the order they apply. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_21_0001_initial': initial,
   '2026_11_21_0002_service_secrets': serviceSecrets,
   '2026_11_22_0001_user_groups': userGroups,
+  '2026_11_27_0001_disabled_users': disabledUsers,
   '2026_11_27_0001_event_meeting_details': eventMeetingDetails,
+  '2026_11_27_0002_stored_tariffs': storedTariffs,
 };
 
 /** Applies every pending migration (in one transaction, under Kysely's migration lock); returns their names. */
@@ -30,4 +34,10 @@ export async function migrateToLatest(db: Kysely<any>): Promise<string[]> {
     throw new Error(`database migration${failed ? ` ${failed}` : 's'} failed: ${reason}`, { cause: error });
   }
   return results.filter((result) => result.status === 'Success').map((result) => result.migrationName);
+}
+
+/** The names of the migrations not yet applied, in order. */
+export async function pendingMigrations(db: Kysely<any>): Promise<string[]> {
+  const migrator = new Migrator({ db, provider: { getMigrations: async () => migrations } });
+  return (await migrator.getMigrations()).filter((migration) => migration.executedAt === undefined).map((migration) => migration.name);
 }

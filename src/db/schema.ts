@@ -41,6 +41,8 @@ export interface UsersTable {
   id_token_exp: Timestamp | null;
   created_at: DefaultTimestamp;
   updated_at: DefaultTimestamp;
+  /** When an operator disabled the user (`convene users disable`); null: enabled. */
+  disabled_at: ColumnType<Date | null, Date | string | null | undefined, Date | string | null>;
 }
 
 export interface RoomsTable {
@@ -206,6 +208,15 @@ export interface ServiceSecretsTable {
 }
 
 /** A registered user's group, from the `x_grp` claim of the last login. */
+/** Tariffs created with `convene tariffs create` (the configuration's are not stored). */
+export interface TariffsTable {
+  name: string;
+  quotas: ColumnType<Record<string, number>, string, string>;
+  disabled_modules: ColumnType<string[], string[] | undefined, string[]>;
+  disabled_features: ColumnType<string[], string[] | undefined, string[]>;
+  created_at: DefaultTimestamp;
+}
+
 export interface UserGroupsTable {
   user_id: string;
   /** 1 to 255 characters. */
@@ -228,6 +239,7 @@ export interface DB {
   email_outbox: EmailOutboxTable;
   service_secrets: ServiceSecretsTable;
   user_groups: UserGroupsTable;
+  tariffs: TariffsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

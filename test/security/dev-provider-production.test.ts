@@ -80,7 +80,7 @@ describe('NODE_ENV=production without an OIDC issuer', () => {
   });
 
   it('refuses development tokens', async () => {
-    const result = await run('scripts/dev-token.ts', ['alice'], { NODE_ENV: 'production' }, cwd);
+    const result = await run('src/cli/index.ts', ['dev-token', 'alice'], { NODE_ENV: 'production' }, cwd);
     expect(result.stderr).toContain('development tokens are refused with NODE_ENV=production');
     expect(result.code).not.toBe(0);
     expect(result.stdout).not.toContain('access_token');
@@ -96,7 +96,7 @@ describe('the same start outside production', () => {
   });
 
   it('mints development tokens', async () => {
-    const result = await run('scripts/dev-token.ts', ['alice'], { NODE_ENV: 'development' }, cwd);
+    const result = await run('src/cli/index.ts', ['dev-token', 'alice'], { NODE_ENV: 'development' }, cwd);
     expect(result.code).toBe(0);
     expect(JSON.parse(result.stdout)).toMatchObject({ access_token: expect.any(String), id_token: expect.any(String) });
   });

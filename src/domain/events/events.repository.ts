@@ -370,3 +370,15 @@ export async function removeFavorite(db: Db, userId: string, eventId: string): P
     .executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
+
+/** Ad-hoc events created before `createdBefore`, oldest first: the ones `convene cleanup` removes. */
+export async function listAdhocEventsCreatedBefore(db: Db, createdBefore: Date): Promise<Array<Pick<EventRow, 'id' | 'room_id' | 'title' | 'created_at'>>> {
+  return db
+    .selectFrom('events')
+    .select(['id', 'room_id', 'title', 'created_at'])
+    .where('is_adhoc', '=', true)
+    .where('created_at', '<', createdBefore)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
+}

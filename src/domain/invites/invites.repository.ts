@@ -82,3 +82,15 @@ export async function findValidInvite(
     .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)]))
     .executeTakeFirst();
 }
+
+/** Invite codes expired at `now` (`expiration <= now`), oldest expiry first. */
+export async function listExpiredInvites(db: Db, now: Date): Promise<RoomInviteRow[]> {
+  return db.selectFrom('room_invites').selectAll().where('expiration', '<=', now).orderBy('expiration').orderBy('code').execute();
+}
+
+/** Deletes these invite codes if they are still expired at `now` (one extended meanwhile stays); answers how many went. */
+export async function deleteExpiredInvites(db: Db, codes: readonly string[], now: Date): Promise<number> {
+  if (codes.length === 0) return 0;
+  const result = await db.deleteFrom('room_invites').where('code', 'in', codes).where('expiration', '<=', now).executeTakeFirst();
+  return Number(result.numDeletedRows);
+}

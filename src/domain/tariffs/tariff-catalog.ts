@@ -11,6 +11,10 @@ export interface TariffCatalog {
   /** The tariff users get when their own is unset or no longer configured. */
   readonly defaultTariff: Tariff;
   byName(name: string): Tariff | undefined;
+  /** Every tariff, the configuration's first, each with where it is defined. */
+  all(): ReadonlyArray<{ tariff: Tariff; source: 'configuration' | 'database' }>;
+  /** Takes the stored tariffs as they are now (the service re-reads them every minute); the configured ones stay. */
+  replaceStored(stored: Readonly<Record<string, TariffDefinition>>): void;
   /** A user's tariff; a name the configuration no longer knows falls back to the default. */
   forUser(user: { tariff_name: string | null }): Tariff;
 }
@@ -20,30 +24,47 @@ type TariffsConfig = Config['tariffs'];
 const MAX_QUOTA = 4_294_967_295; // the contract's unsigned 32-bit limit
 
 /**
- * Builds every configured tariff once at start-up; the objects handed out are frozen and shared.
- * Throws on a configuration that cannot be served (no default tariff, a quota out of range), so a
- * bad file stops the service instead of answering with a broken tariff later.
+ * Builds every tariff once at start-up, the configured ones and the `stored` ones (created with
+ * `convene tariffs create`; on a name both define, the configuration's wins); the objects handed
+ * out are frozen and shared. Throws on a configuration that cannot be served (no default tariff, a
+ * quota out of range), so a bad file stops the service instead of answering with a broken tariff
+ * later.
  */
 export function createTariffCatalog(
   config: TariffsConfig,
   modules: readonly SignalingModuleDefinition[] = SIGNALING_MODULES,
+  stored: Readonly<Record<string, TariffDefinition>> = {},
 ): TariffCatalog {
-  const tariffs = new Map<string, Tariff>();
+  const configured = new Map<string, Tariff>();
   for (const [name, definition] of Object.entries(config.definitions)) {
-    tariffs.set(name, buildTariff(name, definition, modules));
+    configured.set(name, buildTariff(name, definition, modules));
   }
-  const defaultTariff = tariffs.get(config.default);
+  const defaultTariff = configured.get(config.default);
   if (!defaultTariff) {
     throw new Error(`tariffs.default names "${config.default}", which is not in tariffs.definitions`);
   }
+  // replaced as a whole, never changed in place, so a reader sees one generation or the next
+  let tariffs = configured;
+  const withStored = (definitions: Readonly<Record<string, TariffDefinition>>) => {
+    const all = new Map(configured);
+    for (const [name, definition] of Object.entries(definitions)) {
+      if (!all.has(name)) all.set(name, buildTariff(name, definition, modules));
+    }
+    return all;
+  };
+  tariffs = withStored(stored);
   return {
     defaultTariff,
     byName: (name) => tariffs.get(name),
+    all: () => [...tariffs.values()].map((tariff) => ({ tariff, source: configured.has(tariff.name) ? 'configuration' : 'database' })),
     forUser: (user) => (user.tariff_name === null ? undefined : tariffs.get(user.tariff_name)) ?? defaultTariff,
+    replaceStored: (definitions) => {
+      tariffs = withStored(definitions);
+    },
   };
 }
 
-function buildTariff(name: string, definition: TariffDefinition, modules: readonly SignalingModuleDefinition[]): Tariff {
+export function buildTariff(name: string, definition: TariffDefinition, modules: readonly SignalingModuleDefinition[]): Tariff {
   for (const [quota, value] of Object.entries(definition.quotas)) {
     if (!Number.isInteger(value) || value < 0 || value > MAX_QUOTA) {
       throw new Error(`tariffs.definitions.${name}.quotas.${quota} must be an integer from 0 to ${MAX_QUOTA}, got ${value}`);

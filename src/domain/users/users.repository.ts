@@ -51,6 +51,7 @@ const USER_COLUMNS = columnsOf<UserRow>({
   id_token_exp: true,
   created_at: true,
   updated_at: true,
+  disabled_at: true,
 });
 
 /** The user behind an access token: looked up on every authenticated request whose user is not cached. */
@@ -66,6 +67,25 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
   return db.selectFrom('users').selectAll().where('id', '=', id).executeTakeFirst();
 }
 
+/** Every user, oldest first (for the operator's `convene users list`). */
+export async function listAllUsers(db: Db): Promise<UserRow[]> {
+  return db.selectFrom('users').selectAll().orderBy('created_at').orderBy('id').execute();
+}
+
+/** Disables the user (their logins and access tokens are refused) or enables them again. */
+export async function setUserDisabled(db: Db, id: string, disabled: boolean): Promise<void> {
+  await db
+    .updateTable('users')
+    .set({ disabled_at: disabled ? sql<Date>`coalesce(disabled_at, now())` : null, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
+}
+
+/** Assigns a tariff by name (null: the default tariff). */
+export async function setUserTariff(db: Db, id: string, tariffName: string | null): Promise<void> {
+  await db.updateTable('users').set({ tariff_name: tariffName, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
+}
+
 /**
  * Inserts the user, or on a known (issuer, subject) refreshes what the IdP owns — one statement, so
  * two first logins racing each other cannot both insert. Title, language and themes belong to the
@@ -74,7 +94,7 @@ export async function findUserById(db: Db, id: string): Promise<UserRow | undefi
 export async function upsertUserByOidcSubject(
   db: Db,
   values: NewUserRow,
-  options: { refreshDisplayName: boolean },
+  options: { refreshDisplayName: boolean; refreshTariff: boolean },
 ): Promise<{ row: UserRow; created: boolean }> {
   const { created, ...row } = await db
     .insertInto('users')
@@ -85,7 +105,7 @@ export async function upsertUserByOidcSubject(
         firstname: eb.ref('excluded.firstname'),
         lastname: eb.ref('excluded.lastname'),
         avatar_url: eb.ref('excluded.avatar_url'),
-        tariff_name: eb.ref('excluded.tariff_name'),
+        ...(options.refreshTariff ? { tariff_name: eb.ref('excluded.tariff_name') } : {}),
         tariff_status: eb.ref('excluded.tariff_status'),
         id_token_exp: eb.ref('excluded.id_token_exp'),
         ...(options.refreshDisplayName ? { display_name: eb.ref('excluded.display_name') } : {}),
@@ -217,7 +237,7 @@ export async function searchUsers(db: Db, callerId: string, query: string, limit
 export async function findUsersByEmail(db: Db, emails: string[]): Promise<UserRow[]> {
   if (emails.length === 0) return [];
   const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
-  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, 'in', lowered).execute();
+  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, 'in', lowered).orderBy('created_at').orderBy('id').execute();
 }
 
 /**

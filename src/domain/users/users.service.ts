@@ -52,7 +52,8 @@ export interface UserService {
 
 export interface UserServiceDeps {
   db: Kysely<DB>;
-  config: Pick<Config, 'users' | 'endpoints'>;
+  /** With `[tariffs] claim`, every login sets the user's tariff from the claim; without, it is the operator's (`convene tariffs assign`). */
+  config: Pick<Config, 'users' | 'endpoints'> & { tariffs?: Pick<Config['tariffs'], 'claim'> };
   tariffs: TariffCatalog;
   /** The IdP's user directory; required when `[endpoints] users_find_use_kc` is on. */
   directory?: KeycloakDirectory;
@@ -106,8 +107,10 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
             id_token_exp: claims.expires_at,
           },
           // With the switch on, the IdP's name is enforced; otherwise a name the user chose survives logins.
-          { refreshDisplayName: endpoints.disallow_custom_display_name },
+          { refreshDisplayName: endpoints.disallow_custom_display_name, refreshTariff: claims.tariff !== undefined || config.tariffs?.claim !== undefined },
         );
+        // rolls the login back: a disabled user's profile is not refreshed either
+        if (row.disabled_at !== null) throw errors.invalidIdToken('The user is disabled');
         // The IdP owns the user's groups: each login brings them as they are now.
         await repository.replaceUserGroups(trx, row.id, claims.groups ?? []);
         // Every login, not only the first: an address the IdP changed may have invites waiting too.
@@ -127,6 +130,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       if (grant.subject.includes('\0') || grant.issuer.includes('\0')) throw errors.unknownUser();
       const row = await repository.findUserByOidcSubject(db, grant.issuer, grant.subject);
       if (!row) throw errors.unknownUser();
+      if (row.disabled_at !== null) throw errors.unauthorized('The user is disabled', 'The user is disabled');
       const user = repository.rowToUser(row);
       if (ttlMs > 0) cache.set(key, user, now() + ttlMs);
       return user;
