@@ -153,6 +153,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // the client went away mid-body: nothing to answer, and no fault of ours (anyone could fill the
+    // error log by sending half a body and closing)
+    if (isClientAbort(err)) {
+      req.log?.debug({ requestId: res.locals.requestId }, 'client aborted the request');
+      res.destroy();
+      return;
+    }
     const appError = toAppError(err);
     if (appError.status >= 500 && appError.status !== 501) {
       req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
@@ -238,6 +245,11 @@ function rejectUnstorableText(parameters: Record<string, unknown>, body: unknown
     }
   }
   if (offending.length > 0) throw errors.validationFailed(offending);
+}
+
+/** body-parser's (raw-body's) error for a request body the client stopped sending before its end. */
+function isClientAbort(err: unknown): boolean {
+  return (err as { type?: string } | null)?.type === 'request.aborted';
 }
 
 function toAppError(err: unknown): AppError {
