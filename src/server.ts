@@ -180,6 +180,7 @@ function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'x-request-id': randomUUID(),
+    'x-content-type-options': 'nosniff',
     connection: 'close',
   });
   res.end(body);

@@ -27,6 +27,8 @@ import { isUuid } from '../domain/uuid.js';
 
 export interface Route {
   operationId: OperationId;
+  /** Upper case, as the contract names it (a HEAD request is routed to the GET). */
+  method: string;
   template: string;
   security: SecurityRequirement[];
   body?: { mediaType: string; required: boolean };
@@ -69,6 +71,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.set('etag', false);
 
   app.use((req, res, next) => {
+    // every answer: a browser must not sniff an error body or an upload into HTML
+    res.setHeader('x-content-type-options', 'nosniff');
     const incoming = req.get('x-request-id');
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
@@ -80,7 +84,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
       exposedHeaders: ['Link', 'x-request-id', 'Retry-After', 'WWW-Authenticate'],
       maxAge: 600,
@@ -99,7 +103,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Routing first, and a body parsed only for an operation that takes one: a body sent to any
   // other is ignored (Node discards it), rather than answered 413 or 415, which its contract lacks.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const match = routes.table.match(req.method, req.path);
+    const match = matchRoute(routes.table, req.method, req.path);
     res.locals.match = match;
     if (!match.route?.body) return next();
     parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, next)));
@@ -112,7 +116,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       metrics.observe(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     try {
-      const match = res.locals.match as ReturnType<typeof routes.table.match>;
+      const match = res.locals.match as ReturnType<typeof matchRoute>;
       if (!match.route) {
         if (match.allowed.length > 0) {
           res.setHeader('allow', match.allowed.join(', '));
@@ -130,7 +134,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const json = route.body?.mediaType === 'application/json';
       rejectUnstorableText({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
       const valid = validator.validate(validator.operation(route.operationId), {
-        method: req.method,
+        method: route.method,
         path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
         headers: req.headers,
         query: req.query as Record<string, unknown>,
@@ -176,6 +180,16 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 }
 
 /**
+ * HEAD is answered wherever GET is (RFC 9110 §9.3.2): routed, authenticated and handled as the GET,
+ * and Node's HTTP server leaves the body out. `Allow` names HEAD beside every GET.
+ */
+function matchRoute(table: RouteTable<Route>, method: string, path: string) {
+  const match = table.match(method === 'HEAD' ? 'GET' : method, path);
+  if (match.route || !match.allowed.includes('GET')) return match;
+  return { ...match, allowed: [...match.allowed, 'HEAD'] };
+}
+
+/**
  * A uuid in the path names the same row in any case (PostgreSQL reads both), so handlers see one
  * spelling: the ids they put into tickets, rate-limit keys and links must not depend on the caller's.
  */
@@ -200,6 +214,10 @@ function send(res: Response, reply: ReplyShape): void {
   if (reply.stream !== undefined) {
     res.type(reply.contentType ?? 'application/octet-stream');
     if (Buffer.isBuffer(reply.stream)) res.send(reply.stream);
+    else if (res.req.method === 'HEAD') {
+      reply.stream.destroy(); // the headers are the answer: the file is not read
+      res.end();
+    }
     // pipeline (not pipe) closes the source when the client goes away mid-download
     else pipeline(reply.stream, res).catch((err: unknown) => res.log?.debug({ err }, 'download aborted'));
   } else if (reply.status === 204 || reply.body === undefined) {
@@ -280,6 +298,7 @@ export function buildRoutes(doc: Record<string, any>): { table: RouteTable<Route
     const content = op.requestBody?.content as Record<string, unknown> | undefined;
     const route: Route = {
       operationId,
+      method: method.toUpperCase(),
       template: path,
       security: op.security ?? doc.security ?? [],
       body: content ? { mediaType: Object.keys(content)[0]!, required: op.requestBody.required === true } : undefined,

@@ -202,6 +202,7 @@ function reject(socket: Duplex, status: number, body: object): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
       'Content-Type: application/json\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
       `Content-Length: ${Buffer.byteLength(json)}\r\n` +
       '\r\n' +
       json,

@@ -33,8 +33,6 @@ export function assetsHandlers({ database, config, assetStorage, tariffs }: Serv
         headers: {
           'content-disposition': attachmentDisposition(asset.filename),
           'content-length': String(asset.size),
-          // the bytes are whatever a user uploaded: browsers must not sniff them into HTML
-          'x-content-type-options': 'nosniff',
         },
       };
     },
