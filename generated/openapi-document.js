@@ -6,7 +6,7 @@ export const openapiDocument = {
     "title": "Convene API",
     "version": "1.0.0",
     "summary": "The HTTP interface of Convene, an open control plane for web conferencing.",
-    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nEvery operation answered to GET is also answered to HEAD (same status and headers, no body);\na path's `Allow` then names HEAD beside GET. Every answer carries\n`X-Content-Type-Options: nosniff`.\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document `spec/asyncapi.yaml`. Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
+    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nEvery operation answered to GET is also answered to HEAD (same status and headers, no body);\na path's `Allow` then names HEAD beside GET. Every answer carries\n`X-Content-Type-Options: nosniff`, and every answer of an operation `Cache-Control: no-store`\n(declared where the answer carries a secret: a room password, call-in pin, ticket, resumption\ntoken, invite code, streaming key or TURN password).\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document `spec/asyncapi.yaml`. Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -236,6 +236,9 @@ export const openapiDocument = {
               "Link": {
                 "$ref": "#/components/headers/Link",
                 "description": "Present while more events follow: `<https://host/v1/events?per_page=30&after=CURSOR>; rel=\"after\"`."
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             },
             "content": {
@@ -504,6 +507,11 @@ export const openapiDocument = {
                   "can_edit": true
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -637,6 +645,11 @@ export const openapiDocument = {
                   "is_favorite": true,
                   "can_edit": true
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -791,6 +804,11 @@ export const openapiDocument = {
                   "can_edit": true
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -908,6 +926,9 @@ export const openapiDocument = {
               "Link": {
                 "$ref": "#/components/headers/Link",
                 "description": "Present while more occurrences follow: `<https://host/v1/events/{event_id}/instances?per_page=30&after=CURSOR>; rel=\"after\"`."
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             },
             "content": {
@@ -1082,6 +1103,11 @@ export const openapiDocument = {
                   "can_edit": true
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -1199,6 +1225,11 @@ export const openapiDocument = {
                   "is_favorite": true,
                   "can_edit": true
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -2203,6 +2234,11 @@ export const openapiDocument = {
                   }
                 ]
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -2250,6 +2286,9 @@ export const openapiDocument = {
             "headers": {
               "Link": {
                 "$ref": "#/components/headers/Link"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             },
             "content": {
@@ -2335,6 +2374,11 @@ export const openapiDocument = {
                   "waiting_room": false
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -2391,6 +2435,11 @@ export const openapiDocument = {
                   "password": "correct-horse",
                   "waiting_room": false
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -2456,6 +2505,11 @@ export const openapiDocument = {
                   "created_at": "2026-11-20T08:15:00Z",
                   "waiting_room": true
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -2711,6 +2765,11 @@ export const openapiDocument = {
                   "resumption": "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -2782,6 +2841,11 @@ export const openapiDocument = {
                   "resumption": "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -2851,6 +2915,11 @@ export const openapiDocument = {
                   "resumption": "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8s9T0u1V2w3X4y5Z6a7B8c9D0e1F2"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -2907,6 +2976,9 @@ export const openapiDocument = {
             "headers": {
               "Link": {
                 "$ref": "#/components/headers/Link"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             },
             "content": {
@@ -3030,6 +3102,11 @@ export const openapiDocument = {
                   "expiration": "2026-12-31T23:59:59Z"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -3119,6 +3196,11 @@ export const openapiDocument = {
                   }
                 ]
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -3206,6 +3288,11 @@ export const openapiDocument = {
                   "expiration": "2027-01-31T23:59:59Z"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -3285,6 +3372,11 @@ export const openapiDocument = {
                   "active": false,
                   "expiration": null
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -3400,6 +3492,11 @@ export const openapiDocument = {
                   "lobby": false
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -3465,6 +3562,11 @@ export const openapiDocument = {
                   "lobby": true
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "201": {
@@ -3480,6 +3582,11 @@ export const openapiDocument = {
                   "password": "9876543210",
                   "lobby": true
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -3846,6 +3953,9 @@ export const openapiDocument = {
             "headers": {
               "Link": {
                 "$ref": "#/components/headers/Link"
+              },
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             },
             "content": {
@@ -3937,6 +4047,11 @@ export const openapiDocument = {
                   "public_url": "https://video.example.org/company"
                 }
               }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
             }
           },
           "400": {
@@ -3999,6 +4114,11 @@ export const openapiDocument = {
                   "streaming_endpoint": "rtmp://live.example.org/app",
                   "public_url": "https://video.example.org/company"
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -4069,6 +4189,11 @@ export const openapiDocument = {
                   "streaming_key": "k3y-0f-the-stream",
                   "public_url": "https://video.example.org/company"
                 }
+              }
+            },
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
               }
             }
           },
@@ -4324,6 +4449,13 @@ export const openapiDocument = {
         "description": "The authentication challenge, e.g. `Bearer error=\"invalid_token\"`.",
         "schema": {
           "type": "string"
+        }
+      },
+      "CacheControl": {
+        "description": "`no-store`: the answer carries a secret (a room password, call-in pin, ticket, resumption token, invite code, streaming key or TURN password) that no browser or shared cache may keep. Every answer of the API carries it.",
+        "schema": {
+          "type": "string",
+          "const": "no-store"
         }
       }
     },

@@ -2472,6 +2472,8 @@ export interface components {
     };
     requestBodies: never;
     headers: {
+        /** @description `no-store`: the answer carries a secret (a room password, call-in pin, ticket, resumption token, invite code, streaming key or TURN password) that no browser or shared cache may keep. Every answer of the API carries it. */
+        CacheControl: "no-store";
         /** @description RFC 8288 pagination links, e.g. `<https://host/v1/rooms?page=2&per_page=30>; rel="next"`. */
         Link: string;
         /** @description Seconds to wait before trying again. */
@@ -2595,6 +2597,7 @@ export interface operations {
             /** @description One page of events and exceptions. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     /** @description Present while more events follow: `<https://host/v1/events?per_page=30&after=CURSOR>; rel="after"`. */
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
@@ -2793,6 +2796,7 @@ export interface operations {
             /** @description The event was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -2871,6 +2875,7 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3033,6 +3038,7 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3165,6 +3171,7 @@ export interface operations {
             /** @description One page of occurrences, in chronological order. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     /** @description Present while more occurrences follow: `<https://host/v1/events/{event_id}/instances?per_page=30&after=CURSOR>; rel="after"`. */
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
@@ -3261,6 +3268,7 @@ export interface operations {
             /** @description The occurrence, with its exception applied. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3362,6 +3370,7 @@ export interface operations {
             /** @description The occurrence with the exception applied. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3807,6 +3816,7 @@ export interface operations {
             /** @description One page of rooms. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -3860,6 +3870,7 @@ export interface operations {
             /** @description The room was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3898,6 +3909,7 @@ export interface operations {
             /** @description The room. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3971,6 +3983,7 @@ export interface operations {
             /** @description The changed room. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4223,6 +4236,7 @@ export interface operations {
             /** @description One page of the room's invite codes. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -4291,6 +4305,7 @@ export interface operations {
             /** @description The new invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4354,6 +4369,7 @@ export interface operations {
             /** @description A one-element array with the invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4426,6 +4442,7 @@ export interface operations {
             /** @description The changed invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4489,6 +4506,7 @@ export interface operations {
             /** @description The deactivated invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4545,6 +4563,7 @@ export interface operations {
             /** @description The room's SIP configuration. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4591,6 +4610,7 @@ export interface operations {
             /** @description The configuration was changed. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4608,6 +4628,7 @@ export interface operations {
             /** @description The configuration was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4682,6 +4703,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4730,6 +4752,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4772,6 +4795,7 @@ export interface operations {
             /** @description One page of the room's streaming targets. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -4826,6 +4850,7 @@ export interface operations {
             /** @description The streaming target was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4871,6 +4896,7 @@ export interface operations {
             /** @description The streaming target. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4954,6 +4980,7 @@ export interface operations {
             /** @description The changed streaming target. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5065,6 +5092,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5098,6 +5126,7 @@ export interface operations {
             /** @description The TURN servers with credentials. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -103,6 +103,10 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Routing first, and a body parsed only for an operation that takes one: a body sent to any
   // other is ignored (Node discards it), rather than answered 413 or 415, which its contract lacks.
   app.use((req: Request, res: Response, next: NextFunction) => {
+    // answers carry passwords, pins, tickets, invite codes, streaming keys and TURN credentials, and
+    // are the caller's own: no browser or shared cache may keep any of them (the contract declares
+    // it where a secret is carried; every operation's answer, errors too, carries it)
+    res.setHeader('cache-control', 'no-store');
     const match = matchRoute(routes.table, req.method, req.path);
     res.locals.match = match;
     if (!match.route?.body) return next();
