@@ -2474,7 +2474,7 @@ export interface components {
     headers: {
         /** @description `no-store`: the answer carries a secret (a room password, call-in pin, ticket, resumption token, invite code, streaming key or TURN password) that no browser or shared cache may keep. Every answer of the API carries it. */
         CacheControl: "no-store";
-        /** @description RFC 8288 pagination links, e.g. `<https://host/v1/rooms?page=2&per_page=30>; rel="next"`. */
+        /** @description RFC 8288 pagination links, e.g. `<https://host/v1/rooms?page=2&per_page=30>; rel="next"`, carrying only the operation's own query parameters. */
         Link: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;

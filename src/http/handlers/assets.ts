@@ -12,7 +12,7 @@ export function assetsHandlers({ database, config, assetStorage, tariffs }: Serv
   return {
     async get_room_assets({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await assets.list(callerUser(caller).id, params.room_id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await assets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async create_room_asset({ caller, params, query, body }) {
