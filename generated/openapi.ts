@@ -599,6 +599,9 @@ export interface paths {
          *     - `resumption`: a token from an earlier start for the same room and caller resumes that session
          *       (same participant id). An unknown or expired token is ignored; a token whose session is still
          *       connected is 400 `session_running`.
+         *
+         *     Tickets are capped per user and per source address in each window (by default 60 per user and
+         *     500 per address a minute): over a cap the answer is 429 `too_many_tickets` with `Retry-After`.
          */
         post: operations["start_room"];
         delete?: never;
@@ -627,6 +630,10 @@ export interface paths {
          *
          *     `breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is
          *     400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.
+         *
+         *     Tickets are capped per invite code (all its guests together) and per source address in each
+         *     window (by default 200 per code and 500 per address a minute): over a cap the answer is 429
+         *     `too_many_tickets` with `Retry-After`.
          */
         post: operations["start_invited_room"];
         delete?: never;
@@ -2368,7 +2375,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many failed attempts from this source or against this target. */
+        /** @description Too many failed attempts from this source or against this target (`too_many_requests`), or, for the start operations, too many signaling tickets (`too_many_tickets`). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];

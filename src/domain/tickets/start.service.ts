@@ -17,6 +17,7 @@ import { attemptKeys, guardAttempt, type RateLimiter } from '../rate-limit/rate-
 import { requireRoomAccess } from '../rooms/room-access.js';
 import { isBannedFromRoom, findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
+import type { TicketCaps } from './ticket-caps.js';
 import { issueTicket, type IssuedTicket } from './ticket-issuer.js';
 
 export interface StartOptions {
@@ -35,6 +36,8 @@ export interface StartServiceDeps {
   db: Kysely<DB>;
   signalingStore: SignalingStore;
   rateLimiter: RateLimiter;
+  /** How many tickets a user, an invite code and an address may have per window. */
+  ticketCaps: TicketCaps;
   clock?: Clock;
 }
 
@@ -46,7 +49,7 @@ const invalidCallInCredentials = () =>
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */
 const NO_PIN = '\u0000no-pin';
 
-export function createStartService({ db, signalingStore, rateLimiter, clock = systemClock }: StartServiceDeps): StartService {
+export function createStartService({ db, signalingStore, rateLimiter, ticketCaps, clock = systemClock }: StartServiceDeps): StartService {
   /** A room password check counted against the caller's address and the room. */
   const requirePassword = async (roomId: string, expected: string, given: string | undefined, source: string) => {
     const correct = await guardAttempt(rateLimiter, attemptKeys('pw', source, roomId), () =>
@@ -65,7 +68,9 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
         await requirePassword(roomId, access.room.password, request.password, source);
       }
       rejectBreakoutRoom(request.breakout_room);
-      return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
+      const who = { kind: 'user', userId } as const;
+      await ticketCaps.take(who, source);
+      return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });
     },
 
     async startAsGuest(roomId, request, source) {
@@ -81,6 +86,7 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       if (invite.room_password !== null) await requirePassword(roomId, invite.room_password, request.password, source);
       rejectBreakoutRoom(request.breakout_room);
       const who = { kind: 'guest', inviteCode: request.invite_code.toLowerCase() } as const;
+      await ticketCaps.take(who, source);
       return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });
     },
 
