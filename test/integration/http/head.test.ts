@@ -5,6 +5,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { openapiDocument } from '../../../generated/openapi-document.js';
 import { operations } from '../../../generated/operations.js';
+import { uploaded } from '../../support/assets.js';
 import { insertRoom } from '../../support/room-content.js';
 import { useTestApp, type TestUser } from '../../support/test-app.js';
 
@@ -51,6 +52,17 @@ describe('HEAD', () => {
     expect(noGet.headers.get('allow')).toBe('POST');
     const wrong = await fetch(`${app.url}/v1/users/me`, { method: 'DELETE', headers: { authorization: `Bearer ${alice.accessToken}` } });
     expect(wrong.headers.get('allow')?.split(', ')).toEqual(expect.arrayContaining(['GET', 'HEAD', 'PATCH']));
+  });
+
+  it("answers an asset's headers without reading its file", async () => {
+    const asset = await uploaded(app, alice, roomId, Buffer.alloc(4096, 1));
+    const { get, getBody, head, headBody } = await both(`/v1/rooms/${roomId}/assets/${asset.id}`, { authorization: `Bearer ${alice.accessToken}` });
+    expect(get.status).toBe(200);
+    expect(getBody.byteLength).toBe(4096);
+    expect(head.status).toBe(200);
+    expect(headBody.byteLength).toBe(0);
+    expect(head.headers.get('content-length')).toBe('4096');
+    expect(head.headers.get('content-disposition')).toBe(get.headers.get('content-disposition'));
   });
 
   it('needs the credentials GET needs', async () => {
