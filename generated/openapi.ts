@@ -605,6 +605,9 @@ export interface paths {
          *     - `resumption`: a token from an earlier start for the same room and caller resumes that session
          *       (same participant id). An unknown or expired token is ignored; a token whose session is still
          *       connected is 400 `session_running`.
+         *
+         *     Tickets are capped per user and per source address in each window (by default 60 per user and
+         *     500 per address a minute): over a cap the answer is 429 `too_many_tickets` with `Retry-After`.
          */
         post: operations["start_room"];
         delete?: never;
@@ -641,6 +644,10 @@ export interface paths {
          *
          *     `breakout_room` and `resumption` behave as in `start_room`: any `breakout_room` other than null is
          *     400 `invalid_breakout_room_id`, a still-connected session is 400 `session_running`.
+         *
+         *     Tickets are capped per invite code (all its guests together) and per source address in each
+         *     window (by default 200 per code and 500 per address a minute): over a cap the answer is 429
+         *     `too_many_tickets` with `Retry-After`.
          */
         post: operations["start_invited_room"];
         delete?: never;
@@ -2546,7 +2553,7 @@ export interface components {
                 "application/json": components["schemas"]["Error"];
             };
         };
-        /** @description Too many failed attempts from this source or against this target. */
+        /** @description Too many failed attempts from this source or against this target (`too_many_requests`), or, for the start operations, too many signaling tickets (`too_many_tickets`). */
         TooManyRequests: {
             headers: {
                 "Retry-After": components["headers"]["RetryAfter"];
@@ -2650,7 +2657,9 @@ export interface components {
     };
     requestBodies: never;
     headers: {
-        /** @description RFC 8288 pagination links, e.g. `<https://host/v1/rooms?page=2&per_page=30>; rel="next"`. */
+        /** @description `no-store`: the answer carries a secret (a room password, call-in pin, ticket, resumption token, invite code, streaming key or TURN password) that no browser or shared cache may keep. Every answer of the API carries it. */
+        CacheControl: "no-store";
+        /** @description RFC 8288 pagination links, e.g. `<https://host/v1/rooms?page=2&per_page=30>; rel="next"`, carrying only the operation's own query parameters. */
         Link: string;
         /** @description Seconds to wait before trying again. */
         RetryAfter: number;
@@ -2773,6 +2782,7 @@ export interface operations {
             /** @description One page of events and exceptions. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     /** @description Present while more events follow: `<https://host/v1/events?per_page=30&after=CURSOR>; rel="after"`. */
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
@@ -2973,6 +2983,7 @@ export interface operations {
             /** @description The event was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3053,6 +3064,7 @@ export interface operations {
             /** @description The event. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3217,6 +3229,7 @@ export interface operations {
             /** @description The updated event. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3351,6 +3364,7 @@ export interface operations {
             /** @description One page of occurrences, in chronological order. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     /** @description Present while more occurrences follow: `<https://host/v1/events/{event_id}/instances?per_page=30&after=CURSOR>; rel="after"`. */
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
@@ -3447,6 +3461,7 @@ export interface operations {
             /** @description The occurrence, with its exception applied. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3548,6 +3563,7 @@ export interface operations {
             /** @description The occurrence with the exception applied. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -3993,6 +4009,7 @@ export interface operations {
             /** @description One page of rooms. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -4046,6 +4063,7 @@ export interface operations {
             /** @description The room was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4084,6 +4102,7 @@ export interface operations {
             /** @description The room. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4157,6 +4176,7 @@ export interface operations {
             /** @description The changed room. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4409,6 +4429,7 @@ export interface operations {
             /** @description One page of the room's invite codes. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -4477,6 +4498,7 @@ export interface operations {
             /** @description The new invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4540,6 +4562,7 @@ export interface operations {
             /** @description A one-element array with the invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4612,6 +4635,7 @@ export interface operations {
             /** @description The changed invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4675,6 +4699,7 @@ export interface operations {
             /** @description The deactivated invite code. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4731,6 +4756,7 @@ export interface operations {
             /** @description The room's SIP configuration. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4777,6 +4803,7 @@ export interface operations {
             /** @description The configuration was changed. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4794,6 +4821,7 @@ export interface operations {
             /** @description The configuration was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4868,6 +4896,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4916,6 +4945,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -4958,6 +4988,7 @@ export interface operations {
             /** @description One page of the room's streaming targets. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     Link: components["headers"]["Link"];
                     [name: string]: unknown;
                 };
@@ -5012,6 +5043,7 @@ export interface operations {
             /** @description The streaming target was created. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5057,6 +5089,7 @@ export interface operations {
             /** @description The streaming target. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5140,6 +5173,7 @@ export interface operations {
             /** @description The changed streaming target. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5251,6 +5285,7 @@ export interface operations {
             /** @description A signaling ticket and a resumption token. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {
@@ -5284,6 +5319,7 @@ export interface operations {
             /** @description The TURN servers with credentials. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

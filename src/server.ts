@@ -13,6 +13,9 @@ import { sharedSecret } from './db/service-secrets.js';
 import { assetStorageFromConfig } from './domain/assets/asset-storage.js';
 import { createIdentity, identityMode, type Identity } from './domain/identity/identity.js';
 import { createInviteService } from './domain/invites/invites.service.js';
+import { createLocalWindowCounter } from './domain/caps/window-counter.js';
+import { createRedisWindowCounter } from './domain/caps/redis-window-counter.js';
+import { createTicketCaps } from './domain/tickets/ticket-caps.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
 import { loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
@@ -99,6 +102,10 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       clock,
       signalingStore: shared.signalingStore,
       rateLimiter: shared.rateLimiter,
+      ticketCaps: createTicketCaps(
+        config.signaling_caps,
+        shared.redis ? createRedisWindowCounter(shared.redis) : createLocalWindowCounter(clock),
+      ),
       invites,
       cursorSecret,
     });
@@ -192,6 +199,7 @@ function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),
     'x-request-id': randomUUID(),
+    'x-content-type-options': 'nosniff',
     connection: 'close',
   });
   res.end(body);

@@ -438,7 +438,7 @@ export interface components {
          */
         ErrorBody: {
             /** @enum {string} */
-            code: "missing_protocol" | "invalid_protocol" | "missing_ticket" | "invalid_ticket" | "invalid_upgrade" | "internal_server_error" | "service_unavailable";
+            code: "missing_protocol" | "invalid_protocol" | "missing_ticket" | "invalid_ticket" | "invalid_upgrade" | "too_many_connections" | "internal_server_error" | "service_unavailable";
             /** @description Where the code is documented. */
             documentation_url: string;
             /** @description Human-readable explanation. */

@@ -170,7 +170,7 @@ return errors === 0;
 }
 
 export const validateHandshakeError = validate26;
-const schema10 = {"type":"object","description":"The HTTP error body of a rejected `GET /signaling` (before the upgrade), the same body the HTTP API uses.","additionalProperties":false,"required":["code","message","documentation_url","status"],"properties":{"code":{"type":"string","enum":["missing_protocol","invalid_protocol","missing_ticket","invalid_ticket","invalid_upgrade","internal_server_error","service_unavailable"]},"message":{"type":"string","description":"Human-readable explanation."},"documentation_url":{"type":"string","description":"Where the code is documented."},"status":{"type":"string","pattern":"^[1-5][0-9]{2}$","description":"The HTTP status, as a string."}},"examples":[{"code":"invalid_ticket","message":"Invalid or expired ticket. Please request a new ticket from /v1/rooms/<room_id>/start","documentation_url":"/docs#signaling","status":"401"}]};
+const schema10 = {"type":"object","description":"The HTTP error body of a rejected `GET /signaling` (before the upgrade), the same body the HTTP API uses.","additionalProperties":false,"required":["code","message","documentation_url","status"],"properties":{"code":{"type":"string","enum":["missing_protocol","invalid_protocol","missing_ticket","invalid_ticket","invalid_upgrade","too_many_connections","internal_server_error","service_unavailable"]},"message":{"type":"string","description":"Human-readable explanation."},"documentation_url":{"type":"string","description":"Where the code is documented."},"status":{"type":"string","pattern":"^[1-5][0-9]{2}$","description":"The HTTP status, as a string."}},"examples":[{"code":"invalid_ticket","message":"Invalid or expired ticket. Please request a new ticket from /v1/rooms/<room_id>/start","documentation_url":"/docs#signaling","status":"401"}]};
 const pattern0 = new RegExp("^[1-5][0-9]{2}$", "u");
 
 function validate26(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -200,7 +200,7 @@ if(typeof data0 !== "string"){
 validate26.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if(!(((((((data0 === "missing_protocol") || (data0 === "invalid_protocol")) || (data0 === "missing_ticket")) || (data0 === "invalid_ticket")) || (data0 === "invalid_upgrade")) || (data0 === "internal_server_error")) || (data0 === "service_unavailable"))){
+if(!((((((((data0 === "missing_protocol") || (data0 === "invalid_protocol")) || (data0 === "missing_ticket")) || (data0 === "invalid_ticket")) || (data0 === "invalid_upgrade")) || (data0 === "too_many_connections")) || (data0 === "internal_server_error")) || (data0 === "service_unavailable"))){
 validate26.errors = [{instancePath:instancePath+"/code",schemaPath:"#/properties/code/enum",keyword:"enum",params:{allowedValues: schema10.properties.code.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }

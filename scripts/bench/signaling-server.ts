@@ -50,7 +50,16 @@ const send = process.send.bind(process);
 const gc = global.gc;
 const [role, ...args] = process.argv.slice(2);
 const redisUrl = process.env.REDIS_URL;
-const heartbeat = { signaling: { ping_interval_ms: 15_000, pong_timeout_ms: 120_000 } };
+// and its one invite code and one address carry every participant: the signaling caps would refuse most of them
+const heartbeat = {
+  signaling: { ping_interval_ms: 15_000, pong_timeout_ms: 120_000 },
+  signaling_caps: {
+    tickets_per_invite_code: 1_000_000,
+    tickets_per_source: 1_000_000,
+    sockets_per_invite_code: 1_000_000,
+    sockets_per_source: 1_000_000,
+  },
+};
 
 const { convene, close } = role === 'secondary' ? await secondary(args[0]!, args[1]!) : await primary(args.includes('--redis'));
 

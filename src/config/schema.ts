@@ -98,6 +98,20 @@ export interface Config {
   smtp: { url?: string; from: string };
   /** Failed guesses of room passwords, invite codes and call-in pins, counted per window. */
   rate_limits: { window_seconds: number; failures_per_source: number; failures_per_target: number };
+  /**
+   * Caps on signaling entry per registered user, invite code and source address (call-in gateways
+   * are exempt): tickets issued per `tickets_window_seconds`, and sockets open at once (across all
+   * instances with Redis).
+   */
+  signaling_caps: {
+    tickets_window_seconds: number;
+    tickets_per_user: number;
+    tickets_per_invite_code: number;
+    tickets_per_source: number;
+    sockets_per_user: number;
+    sockets_per_invite_code: number;
+    sockets_per_source: number;
+  };
 }
 
 /** An object section: closed, and present (`{}`, then filled with its defaults) even when not configured. */
@@ -251,6 +265,15 @@ export const configSchema = {
       window_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },
       failures_per_source: { type: 'integer', minimum: 1, default: 10 },
       failures_per_target: { type: 'integer', minimum: 1, default: 50 },
+    }),
+    signaling_caps: section({
+      tickets_window_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 60 },
+      tickets_per_user: { type: 'integer', minimum: 1, default: 60 },
+      tickets_per_invite_code: { type: 'integer', minimum: 1, default: 200 },
+      tickets_per_source: { type: 'integer', minimum: 1, default: 500 },
+      sockets_per_user: { type: 'integer', minimum: 1, default: 50 },
+      sockets_per_invite_code: { type: 'integer', minimum: 1, default: 100 },
+      sockets_per_source: { type: 'integer', minimum: 1, default: 500 },
     }),
   },
 } as const;

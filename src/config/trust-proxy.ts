@@ -11,6 +11,7 @@
  * every request could claim a new address and the per-source brute-force limits would be gone.
  */
 import { isIP } from 'node:net';
+import proxyaddr from 'proxy-addr';
 
 export type TrustProxy = false | number | string[];
 
@@ -35,4 +36,15 @@ export function trustedProxyProblem(entry: string): string | undefined {
   const bits = family === 4 ? 32 : 128;
   if (!/^\d{1,3}$/.test(prefix) || Number(prefix) > bits) return `"${entry}" has no prefix length of 0 to ${bits}`;
   return undefined;
+}
+
+/**
+ * Whether the hop at `index` (0 nearest to Convene) with this address may name the client, as
+ * Express compiles `trust proxy` from the same value; for readers outside Express (the signaling
+ * upgrade).
+ */
+export function trustedProxies(trust: TrustProxy): (address: string, index: number) => boolean {
+  if (trust === false) return () => false;
+  if (typeof trust === 'number') return (_address, index) => index < trust;
+  return proxyaddr.compile(trust);
 }

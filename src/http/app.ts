@@ -27,6 +27,8 @@ import { isUuid } from '../domain/uuid.js';
 
 export interface Route {
   operationId: OperationId;
+  /** Upper case, as the contract names it (a HEAD request is routed to the GET). */
+  method: string;
   template: string;
   security: SecurityRequirement[];
   body?: { mediaType: string; required: boolean };
@@ -69,6 +71,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.set('etag', false);
 
   app.use((req, res, next) => {
+    // every answer: a browser must not sniff an error body or an upload into HTML
+    res.setHeader('x-content-type-options', 'nosniff');
     const incoming = req.get('x-request-id');
     const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
@@ -80,7 +84,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.use(
     cors({
       origin: origins.includes('*') ? '*' : origins,
-      methods: ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'],
+      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
       allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
       exposedHeaders: ['Link', 'x-request-id', 'Retry-After', 'WWW-Authenticate'],
       maxAge: 600,
@@ -99,7 +103,11 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // Routing first, and a body parsed only for an operation that takes one: a body sent to any
   // other is ignored (Node discards it), rather than answered 413 or 415, which its contract lacks.
   app.use((req: Request, res: Response, next: NextFunction) => {
-    const match = routes.table.match(req.method, req.path);
+    // answers carry passwords, pins, tickets, invite codes, streaming keys and TURN credentials, and
+    // are the caller's own: no browser or shared cache may keep any of them (the contract declares
+    // it where a secret is carried; every operation's answer, errors too, carries it)
+    res.setHeader('cache-control', 'no-store');
+    const match = matchRoute(routes.table, req.method, req.path);
     res.locals.match = match;
     if (!match.route?.body) return next();
     parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, next)));
@@ -112,7 +120,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       metrics.observe(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     try {
-      const match = res.locals.match as ReturnType<typeof routes.table.match>;
+      const match = res.locals.match as ReturnType<typeof matchRoute>;
       if (!match.route) {
         if (match.allowed.length > 0) {
           res.setHeader('allow', match.allowed.join(', '));
@@ -130,7 +138,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const json = route.body?.mediaType === 'application/json';
       rejectUnstorableText({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
       const valid = validator.validate(validator.operation(route.operationId), {
-        method: req.method,
+        method: route.method,
         path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
         headers: req.headers,
         query: req.query as Record<string, unknown>,
@@ -153,6 +161,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
+    // the client went away mid-body: nothing to answer, and no fault of ours (anyone could fill the
+    // error log by sending half a body and closing)
+    if (isClientAbort(err)) {
+      req.log?.debug({ requestId: res.locals.requestId }, 'client aborted the request');
+      res.destroy();
+      return;
+    }
     const appError = toAppError(err);
     if (appError.status >= 500 && appError.status !== 501) {
       req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
@@ -166,6 +181,16 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   });
 
   return { app, metrics, warmUp: () => validator.warmUp() };
+}
+
+/**
+ * HEAD is answered wherever GET is (RFC 9110 §9.3.2): routed, authenticated and handled as the GET,
+ * and Node's HTTP server leaves the body out. `Allow` names HEAD beside every GET.
+ */
+function matchRoute(table: RouteTable<Route>, method: string, path: string) {
+  const match = table.match(method === 'HEAD' ? 'GET' : method, path);
+  if (match.route || !match.allowed.includes('GET')) return match;
+  return { ...match, allowed: [...match.allowed, 'HEAD'] };
 }
 
 /**
@@ -193,6 +218,10 @@ function send(res: Response, reply: ReplyShape): void {
   if (reply.stream !== undefined) {
     res.type(reply.contentType ?? 'application/octet-stream');
     if (Buffer.isBuffer(reply.stream)) res.send(reply.stream);
+    else if (res.req.method === 'HEAD') {
+      reply.stream.destroy(); // the headers are the answer: the file is not read
+      res.end();
+    }
     // pipeline (not pipe) closes the source when the client goes away mid-download
     else pipeline(reply.stream, res).catch((err: unknown) => res.log?.debug({ err }, 'download aborted'));
   } else if (reply.status === 204 || reply.body === undefined) {
@@ -240,6 +269,11 @@ function rejectUnstorableText(parameters: Record<string, unknown>, body: unknown
   if (offending.length > 0) throw errors.validationFailed(offending);
 }
 
+/** body-parser's (raw-body's) error for a request body the client stopped sending before its end. */
+function isClientAbort(err: unknown): boolean {
+  return (err as { type?: string } | null)?.type === 'request.aborted';
+}
+
 function toAppError(err: unknown): AppError {
   if (err instanceof AppError) return err;
   const type = (err as { type?: string } | null)?.type;
@@ -268,6 +302,7 @@ export function buildRoutes(doc: Record<string, any>): { table: RouteTable<Route
     const content = op.requestBody?.content as Record<string, unknown> | undefined;
     const route: Route = {
       operationId,
+      method: method.toUpperCase(),
       template: path,
       security: op.security ?? doc.security ?? [],
       body: content ? { mediaType: Object.keys(content)[0]!, required: op.requestBody.required === true } : undefined,

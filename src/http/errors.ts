@@ -91,6 +91,11 @@ export const errors = {
     new AppError(429, 'too_many_requests', `Too many attempts; retry in ${retryAfterSeconds} s`, {
       headers: { 'retry-after': String(retryAfterSeconds) },
     }),
+  /** A signaling ticket cap (`[signaling_caps]`) is reached; the window ends in `retryAfterSeconds`. */
+  tooManyTickets: (retryAfterSeconds: number) =>
+    new AppError(429, 'too_many_tickets', `Too many signaling tickets; retry in ${retryAfterSeconds} s`, {
+      headers: { 'retry-after': String(retryAfterSeconds) },
+    }),
   internal: (cause?: unknown) =>
     new AppError(500, 'internal_server_error', 'An internal server error occurred', { cause }),
   /** `GET /turn` with no `[turn]` server configured: the interface's 500 (§7). */

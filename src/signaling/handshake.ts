@@ -33,6 +33,9 @@ export const handshakeErrors = {
   invalidTicket: () => rejection(401, 'invalid_ticket', `Invalid or expired ticket. ${NEW_TICKET_HINT}`),
   /** Not a WebSocket opening: another method than GET, or the upgrade headers are missing or wrong. */
   invalidUpgrade: (message: string) => rejection(400, 'invalid_upgrade', message),
+  /** A cap on open sockets (`[signaling_caps]`) of the ticket's user, invite code or the client's address is reached. */
+  tooManyConnections: (limit: number) =>
+    rejection(429, 'too_many_connections', `Too many open signaling sockets (at most ${limit}); close one first`),
   internal: () => rejection(500, 'internal_server_error', 'An internal server error occurred'),
   /** The database or Redis does not answer: not the client's fault, and worth another start once it is back. */
   unavailable: () =>

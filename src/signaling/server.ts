@@ -26,12 +26,14 @@ import { createRedisBus } from './bus/redis.js';
 import { Connection } from './connection.js';
 import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshake.js';
 import { startInstanceLiveness } from './instance-liveness.js';
+import { createSocketCaps, sourceAddress } from './socket-caps.js';
 import { createSignalingModules } from './modules/index.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
 import { isRedisDown } from './shared-state.js';
 import type { SignalingStore } from './store/signaling-store.js';
+import type { Acquired } from '../domain/caps/open-counter.js';
 
 export interface SignalingServerDeps {
   config: Config;
@@ -75,6 +77,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
   const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
+  const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };
 
   /** The protocol chosen for each request being upgraded, for ws's handleProtocols. */
@@ -105,9 +108,12 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     if (closing) return rejectClosing(socket);
 
     let context: { room: RoomContext; participant: ParticipantContext } | undefined;
+    let held: Acquired | undefined;
     try {
       const ticket = await signalingStore.takeTicket(offer.ticket);
       context = ticket && (await loadRoomContext(db, tariffs, ticket, config.call_in));
+      // counted from here until the socket closes, on every path (a refusal below releases at once)
+      if (context) held = await socketCaps.acquire(context.participant.who, sourceAddress(request, config.http.trust_proxy));
     } catch (err) {
       // the database or Redis away is 503, as in the HTTP API: the client starts again once it is back
       const down = isDatabaseDown(err) || isRedisDown(err);
@@ -116,12 +122,18 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       return reject(socket, refusal.status, refusal.body);
     }
     // a ticket whose room was deleted since is as good as none
-    if (!context) {
+    if (!context || !held) {
       const invalid = handshakeErrors.invalidTicket();
       return reject(socket, invalid.status, invalid.body);
     }
+    if (!held.acquired) {
+      const refusal = handshakeErrors.tooManyConnections(held.key.limit);
+      return reject(socket, refusal.status, refusal.body);
+    }
+    const { release } = held;
+    socket.once('close', () => void release().catch((err: unknown) => log.warn({ err }, 'releasing a socket cap failed')));
     if (closing) return rejectClosing(socket); // began shutting down while the ticket was taken
-    if (socket.destroyed) return; // the client gave up while the ticket was redeemed
+    if (socket.destroyed) return void release(); // the client gave up while the ticket was redeemed
 
     const { room, participant } = context;
     chosen.set(request, offer.protocol);
@@ -202,6 +214,7 @@ function reject(socket: Duplex, status: number, body: object): void {
     `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ''}\r\n` +
       'Connection: close\r\n' +
       'Content-Type: application/json\r\n' +
+      'X-Content-Type-Options: nosniff\r\n' +
       `Content-Length: ${Buffer.byteLength(json)}\r\n` +
       '\r\n' +
       json,

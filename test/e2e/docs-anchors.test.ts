@@ -3,7 +3,8 @@
  * contract's description, which Swagger UI renders (and may sanitise) in the browser. This opens
  * /docs in headless Chromium and checks that every anchor the description declares, the signaling
  * section's included, is on the rendered page. (test/contract/openapi.test.ts checks that every code
- * the service answers with has its anchor in the description.)
+ * the service answers with has its anchor in the description.) The page is served under a Content
+ * Security Policy (src/http/docs.ts): it must render all the same, with no violation reported.
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
@@ -29,10 +30,17 @@ it.skipIf(unavailable)('renders every anchor of the error and signaling document
   const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
   try {
     const page = await browser.newPage();
-    await page.goto(`${app.url}/docs#error-not_found`);
+    // the page runs under its Content Security Policy: anything the policy blocks is reported here
+    const violations: string[] = [];
+    page.on('console', (message) => {
+      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+    });
+    const response = await page.goto(`${app.url}/docs#error-not_found`);
+    expect(response?.headers()['content-security-policy']).toContain("script-src 'self'");
     await page.waitForSelector('#error-not_found', { state: 'attached', timeout: 15_000 });
     const missing = await page.evaluate((ids) => ids.filter((id) => (globalThis as any).document.getElementById(id) === null), anchors);
     expect(missing).toEqual([]);
+    expect(violations).toEqual([]);
   } finally {
     await browser.close();
   }

@@ -23,9 +23,9 @@ import {
   startCallIn,
   startInvited,
   startRoom,
-  useSignalingApp,
+  signalingConfig,
 } from '../support/signaling.js';
-import type { TestUser } from '../support/test-app.js';
+import { useTestApp, type TestUser } from '../support/test-app.js';
 
 vi.mock('node:crypto', async (importOriginal) => {
   const actual = await importOriginal<typeof import('node:crypto')>();
@@ -44,7 +44,8 @@ const compared = vi.mocked(secretsEqual);
 
 const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
-const app = useSignalingApp();
+// one user takes 100 tickets in a row below (the ticket caps have tests of their own)
+const app = useTestApp({ ...signalingConfig(), signaling_caps: { tickets_per_user: 1000 } });
 let owner: TestUser, invitee: TestUser;
 let roomId: string;
 

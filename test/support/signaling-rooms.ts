@@ -10,7 +10,7 @@
  */
 import { Redis } from 'ioredis';
 import { afterEach, expect } from 'vitest';
-import type { TariffDefinition } from '../../src/config/schema.js';
+import type { Config, TariffDefinition } from '../../src/config/schema.js';
 import { redisUrl, dbOf, insertInvite, insertRoom, insertSipConfig, signalingConfig, startCallIn } from './signaling.js';
 import { connect, joinRoom, startTicket, type SignalingClient, type Starter } from './signaling-client.js';
 import { createEventFor } from './rooms.js';
@@ -37,10 +37,10 @@ export interface SignalingRoom {
  * The test file's app and its room helpers. `tariffs`: tariffs besides `default` (no limits), each
  * switching off nothing unless it says so.
  */
-export function useSignalingRooms(tariffs: Record<string, Partial<TariffDefinition>> = {}) {
+export function useSignalingRooms(tariffs: Record<string, Partial<TariffDefinition>> = {}, caps: Partial<Config['signaling_caps']> = {}) {
   const none: TariffDefinition = { quotas: {}, disabled_modules: [], disabled_features: [] };
   const definitions = Object.fromEntries(Object.entries({ default: none, ...tariffs }).map(([name, tariff]) => [name, { ...none, ...tariff }]));
-  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions } });
+  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions }, signaling_caps: caps });
 
   const clients: SignalingClient[] = [];
   afterEach(async () => {

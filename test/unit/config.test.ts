@@ -62,6 +62,15 @@ describe('loadConfig', () => {
       assets: { max_upload_bytes: 104857600 },
       smtp: { from: 'Convene <convene@localhost>' },
       rate_limits: { window_seconds: 300, failures_per_source: 10, failures_per_target: 50 },
+      signaling_caps: {
+        tickets_window_seconds: 60,
+        tickets_per_user: 60,
+        tickets_per_invite_code: 200,
+        tickets_per_source: 500,
+        sockets_per_user: 50,
+        sockets_per_invite_code: 100,
+        sockets_per_source: 500,
+      },
     };
     expect(loadConfig({ file: false, env: {} })).toEqual(expected);
   });

@@ -22,6 +22,7 @@ import { requireRoomAccess } from '../rooms/room-access.js';
 import { isBannedFromRoom } from '../rooms/room-bans.js';
 import { findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
+import type { TicketCaps } from './ticket-caps.js';
 import { issueTicket, type IssuedTicket } from './ticket-issuer.js';
 
 export interface StartOptions {
@@ -46,6 +47,8 @@ export interface StartServiceDeps {
   db: Kysely<DB>;
   signalingStore: SignalingStore;
   rateLimiter: RateLimiter;
+  /** How many tickets a user, an invite code and an address may have per window. */
+  ticketCaps: TicketCaps;
   clock?: Clock;
 }
 
@@ -76,7 +79,7 @@ function passwordKeys(roomId: string, asker: PasswordAsker, source: string): Att
  */
 const pinKeys = (callInId: string): AttemptKey[] => [targetKey('pin', callInId)];
 
-export function createStartService({ db, signalingStore, rateLimiter, clock = systemClock }: StartServiceDeps): StartService {
+export function createStartService({ db, signalingStore, rateLimiter, ticketCaps, clock = systemClock }: StartServiceDeps): StartService {
   /** A room password check counted against the caller's address and the room's budget for `asker`. */
   const requirePassword = async (roomId: string, asker: PasswordAsker, expected: string, given: string | undefined, source: string) => {
     const correct = await guardAttempt(rateLimiter, passwordKeys(roomId, asker, source), () =>
@@ -94,7 +97,9 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
         await requirePassword(roomId, { userId }, access.room.password, request.password, source);
       }
       rejectBreakoutRoom(request.breakout_room);
-      return issueTicket(signalingStore, { roomId, who: { kind: 'user', userId }, resumption: request.resumption });
+      const who = { kind: 'user', userId } as const;
+      await ticketCaps.take(who, source);
+      return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });
     },
 
     async startAsGuest(roomId, request, source, presentedUserId) {
@@ -114,6 +119,7 @@ export function createStartService({ db, signalingStore, rateLimiter, clock = sy
       }
       rejectBreakoutRoom(request.breakout_room);
       const who = { kind: 'guest', inviteCode: request.invite_code.toLowerCase() } as const;
+      await ticketCaps.take(who, source);
       return issueTicket(signalingStore, { roomId, who, resumption: request.resumption });
     },
 

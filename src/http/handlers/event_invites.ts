@@ -34,7 +34,7 @@ export function eventInvitesHandlers({ database, config }: Services) {
 
     async get_event_invites({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await invites.list(callerUser(caller).id, params.event_id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await invites.list(callerUser(caller).id, params.event_id, page));
     },
 
     async update_event_invite({ caller, params, body }) {

@@ -9,7 +9,7 @@ import { createEventService } from '../../domain/events/events.service.js';
 import { callerUser } from '../auth.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
-import { linkHeader, requestUrl } from '../pagination.js';
+import { linkHeader, linkTo, type DeclaredQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function eventsHandlers({ config, database, assetStorage, cursorSecret }: Services) {
@@ -17,18 +17,17 @@ export function eventsHandlers({ config, database, assetStorage, cursorSecret }:
   const events = createEventService({ db: database.db, config, cursors, assetStorage });
 
   /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (docs/architecture.md §4). */
-  const afterLink = (req: Request, next: string | undefined) => {
+  const afterLink = (req: Request, query: DeclaredQuery, next: string | undefined) => {
     if (next === undefined) return {};
-    const url = requestUrl(req, config.http.public_url);
-    url.searchParams.delete('cursor'); // the instances' synonym: the link names the cursor once, as `after`
-    url.searchParams.set('after', next);
-    return linkHeader(`<${url.toString()}>; rel="after"`);
+    // the instances' synonym `cursor`: the link names the cursor once, as `after`
+    const { cursor: _synonym, ...rest } = query;
+    return linkHeader(`<${linkTo(req, config.http.public_url, rest, { after: next })}>; rel="after"`);
   };
 
   return {
     async get_events({ caller, query, req }) {
       const page = await events.list(callerUser(caller), query);
-      return { status: 200, body: page.items, headers: afterLink(req, page.next) };
+      return { status: 200, body: page.items, headers: afterLink(req, query, page.next) };
     },
 
     async create_event({ caller, query, body }) {
@@ -63,7 +62,7 @@ export function eventsHandlers({ config, database, assetStorage, cursorSecret }:
         cursor: query.cursor ?? query.after,
         cursorParam: query.cursor !== undefined ? 'cursor' : 'after',
       });
-      return { status: 200, body: page.items, headers: afterLink(req, page.next) };
+      return { status: 200, body: page.items, headers: afterLink(req, query, page.next) };
     },
 
     async get_event_instance({ caller, params, query }) {

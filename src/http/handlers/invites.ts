@@ -8,7 +8,7 @@ export function invitesHandlers({ invites, config, identity, users }: Services) 
   return {
     async get_room_invites({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await invites.list(callerUser(caller), params.room_id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await invites.list(callerUser(caller), params.room_id, page));
     },
 
     async create_room_invite({ caller, params, body }) {

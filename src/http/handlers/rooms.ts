@@ -17,7 +17,7 @@ export function roomsHandlers({ database, tariffs, config, assetStorage }: Servi
   return {
     async get_rooms({ caller, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await rooms.listAccessible(callerUser(caller).id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await rooms.listAccessible(callerUser(caller).id, page));
     },
 
     async create_room({ caller, body }) {

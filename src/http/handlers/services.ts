@@ -6,6 +6,7 @@ import type { Clock } from '../../domain/clock.js';
 import type { Identity } from '../../domain/identity/identity.js';
 import type { InviteService } from '../../domain/invites/invites.service.js';
 import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.js';
+import type { TicketCaps } from '../../domain/tickets/ticket-caps.js';
 import type { TariffCatalog } from '../../domain/tariffs/tariff-catalog.js';
 import type { UserService } from '../../domain/users/users.service.js';
 import type { SignalingStore } from '../../signaling/store/signaling-store.js';
@@ -23,6 +24,8 @@ export interface Services {
   signalingStore: SignalingStore;
   /** Failed-guess counting for passwords, invite codes and pins (shared through Redis when configured). */
   rateLimiter: RateLimiter;
+  /** Caps on the signaling tickets issued per user, invite code and address (shared through Redis when configured). */
+  ticketCaps: TicketCaps;
   /** Milliseconds since the epoch; injected so expiry can be tested without sleeping. */
   clock: Clock;
   /** Room invite codes: their management, verification and guest lookup. */

@@ -13,8 +13,8 @@ import type { Services } from './services.js';
 /** The client's address as Express sees it (`[http] trust_proxy` decides whether X-Forwarded-For counts). */
 const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
-export function signalingHandlers({ database, signalingStore, rateLimiter, clock, identity, users }: Services) {
-  const start = createStartService({ db: database.db, signalingStore, rateLimiter, clock });
+export function signalingHandlers({ database, signalingStore, rateLimiter, ticketCaps, clock, identity, users }: Services) {
+  const start = createStartService({ db: database.db, signalingStore, rateLimiter, ticketCaps, clock });
   return {
     async start_room({ caller, params, body, req }) {
       const user = callerUser(caller);

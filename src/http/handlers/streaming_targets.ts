@@ -10,7 +10,7 @@ export function streamingTargetsHandlers({ database, config }: Services) {
   return {
     async get_room_streaming_targets({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await targets.list(callerUser(caller).id, params.room_id, page));
+      return pageAnswer(req, config.http.public_url, query, page, await targets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async create_room_streaming_target({ caller, params, body }) {

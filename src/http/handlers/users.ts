@@ -8,7 +8,7 @@ export function usersHandlers({ users, config }: Services) {
   return {
     async get_users({ caller, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, page, await users.listVisibleUsers(callerUser(caller), page));
+      return pageAnswer(req, config.http.public_url, query, page, await users.listVisibleUsers(callerUser(caller), page));
     },
 
     async get_me({ caller }) {
