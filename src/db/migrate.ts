@@ -10,12 +10,14 @@ import { Migrator, type Migration } from 'kysely/migration';
 import * as initial from './migrations/2026_11_21_0001_initial.js';
 import * as serviceSecrets from './migrations/2026_11_21_0002_service_secrets.js';
 import * as userGroups from './migrations/2026_11_22_0001_user_groups.js';
+import * as eventSpans from './migrations/2026_11_27_0001_event_spans.js';
 
 /** By name; names sort in the order they apply. */
 export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_21_0001_initial': initial,
   '2026_11_21_0002_service_secrets': serviceSecrets,
   '2026_11_22_0001_user_groups': userGroups,
+  '2026_11_27_0001_event_spans': eventSpans,
 };
 
 /** Applies every pending migration (in one transaction, under Kysely's migration lock); returns their names. */

@@ -55,6 +55,8 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   duration_secs: true,
   recurrence_pattern: true,
   range_end: true,
+  span_start: true,
+  span_end: true,
   is_adhoc: true,
   ical_sequence: true,
 });
@@ -190,14 +192,15 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
         .where('own.created_by', '=', callerId)
         .unionAll(eb.selectFrom('event_invites').select('event_invites.event_id as id').where('event_invites.invitee', '=', callerId)),
     );
-  // Overlap of [starts_at, range_end] (range_end null: open-ended series) with the range; a
-  // time-independent event has no span and never matches a bound.
+  // Overlap of [span_start, span_end] (where the occurrences lie, moved ones included; span_end
+  // null: open-ended series) with the range; a time-independent event has no span and never
+  // matches a bound.
   if (filter.timeMin) {
     page = page.where((eb) =>
-      eb.or([eb('e.range_end', '>=', values.timeMin!), eb.and([eb('e.range_end', 'is', null), eb('e.starts_at', 'is not', null)])]),
+      eb.or([eb('e.span_end', '>=', values.timeMin!), eb.and([eb('e.span_end', 'is', null), eb('e.span_start', 'is not', null)])]),
     );
   }
-  if (filter.timeMax) page = page.where('e.starts_at', '<=', values.timeMax!);
+  if (filter.timeMax) page = page.where('e.span_start', '<=', values.timeMax!);
   if (filter.favorites) {
     page = page.where(({ exists, selectFrom }) =>
       exists(selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
@@ -268,6 +271,60 @@ export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise
     result.set(row.event_id, list);
   }
   return result;
+}
+
+/** Where a moved occurrence is listed from: its own start, else its original one (as `placeOccurrence`). */
+const movedStart = sql<Date>`coalesce(starts_at, instance_start)`;
+
+export interface MovedWindow {
+  /** The event's duration, the end of a moved occurrence without an end of its own. */
+  durationMs: number;
+  /** Only those ending at or after this instant. */
+  from?: Date;
+  /** Only those starting at or before this instant. */
+  to?: Date;
+  /** Only those after this position (where they are, then original start). */
+  after?: { at: Date; original: Date };
+  limit: number;
+}
+
+/**
+ * The exceptions of one event that move their occurrence (a start or an end of their own) and
+ * whose occurrence, where it is now, overlaps [from, to], in the order of where they are (ties by
+ * original start), after `after`.
+ */
+export async function movedExceptionsIn(db: Db, eventId: string, w: MovedWindow): Promise<EventExceptionRow[]> {
+  let query = db
+    .selectFrom('event_exceptions')
+    .select(EXCEPTION_COLUMNS)
+    .where('event_id', '=', eventId)
+    .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]));
+  if (w.from) {
+    const end = sql`coalesce(ends_at, ${movedStart} + ${w.durationMs}::float8 * interval '1 millisecond')`;
+    query = query.where(sql<boolean>`${end} >= ${w.from}`);
+  }
+  if (w.to) query = query.where(sql<boolean>`${movedStart} <= ${w.to}`);
+  if (w.after) query = query.where(sql<boolean>`(${movedStart}, instance_start) > (${w.after.at}::timestamptz, ${w.after.original}::timestamptz)`);
+  return executePrepared(db, query.orderBy(movedStart).orderBy('instance_start').limit(w.limit));
+}
+
+/** The times of every exception of one event that moves its occurrence. */
+export async function movedExceptionsOf(db: Db, eventId: string): Promise<Pick<EventExceptionRow, 'instance_start' | 'starts_at' | 'ends_at'>[]> {
+  return db
+    .selectFrom('event_exceptions')
+    .select(['instance_start', 'starts_at', 'ends_at'])
+    .where('event_id', '=', eventId)
+    .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]))
+    .execute();
+}
+
+/**
+ * The event's times, its row locked until the transaction ends: writes of its span wait for one
+ * another, so each reads the exceptions the other committed. `for no key update` does not wait for
+ * the key-share locks that inserting an exception takes on its event.
+ */
+export async function lockEventTimes(db: Db, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').select(EVENT_COLUMNS).where('id', '=', eventId).forNoKeyUpdate().executeTakeFirst();
 }
 
 /** The exceptions of one event whose original start lies in [from, to] (both optional). */

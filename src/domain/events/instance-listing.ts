@@ -1,0 +1,97 @@
+/**
+ * One page of `GET /events/{id}/instances`: the occurrences in the order of where they are (their
+ * start, exceptions applied; ties by original start), the time range applying to where they are.
+ *
+ * Two sources, merged: the rule's occurrences that were not moved, expanded over the range (their
+ * place is their original slot), and the moved ones (exceptions with times of their own), read from
+ * the database where they are now, wherever their original slot lies, before the series' start or
+ * after its end included. The keyset (place, original start) is what the page cursor carries.
+ */
+import type { Kysely } from 'kysely';
+import type { DB, EventExceptionRow } from '../../db/schema.js';
+import type { InstancePosition } from './cursor.js';
+import type { Schedule } from './event-times.js';
+import * as repo from './events.repository.js';
+import { durationOf, isMoved, isOccurrenceOf, occurrencesOf, placeOccurrence } from './instances.js';
+
+export interface ListedOccurrence {
+  /** The original start: the instance id. */
+  start: Date;
+  exception?: EventExceptionRow;
+  /** Where it starts now. */
+  at: Date;
+}
+
+export interface OccurrencePageQuery {
+  /** Skip occurrences that end before this instant. */
+  from?: Date;
+  /** Stop at occurrences that start after this instant. */
+  to?: Date;
+  after?: InstancePosition;
+  perPage: number;
+}
+
+const compare = (a: InstancePosition, b: InstancePosition) =>
+  a.at.getTime() - b.at.getTime() || a.original.getTime() - b.original.getTime();
+
+const positionOf = (o: ListedOccurrence): InstancePosition => ({ at: o.at, original: o.start });
+
+/** A page and whether more follow. */
+export async function occurrencePage(
+  db: Kysely<DB>,
+  eventId: string,
+  schedule: Schedule | undefined,
+  query: OccurrencePageQuery,
+): Promise<{ items: ListedOccurrence[]; more: boolean }> {
+  if (!schedule) return { items: [], more: false };
+  const need = query.perPage + 1; // one more tells whether another page follows
+  const [unmoved, moved] = await Promise.all([unmovedOccurrences(db, eventId, schedule, query, need), movedOccurrences(db, eventId, schedule, query, need)]);
+  const merged = [...unmoved, ...moved].sort((a, b) => compare(positionOf(a), positionOf(b)));
+  return { items: merged.slice(0, query.perPage), more: merged.length > query.perPage };
+}
+
+/**
+ * The first `need` occurrences of the rule after `query.after` that sit in their original slot,
+ * with the exceptions (title, status …) they have. The moved ones among the expanded are skipped,
+ * and the expansion goes on past them.
+ */
+async function unmovedOccurrences(db: Kysely<DB>, eventId: string, schedule: Schedule, query: OccurrencePageQuery, need: number): Promise<ListedOccurrence[]> {
+  const found: ListedOccurrence[] = [];
+  const { after } = query;
+  // an unmoved occurrence's place is its original start: those from the cursor's place on, the cursor's own ties included
+  let expandAfter = after ? new Date(after.at.getTime() - 1) : undefined;
+  for (;;) {
+    const starts = occurrencesOf(schedule, { after: expandAfter, from: query.from, to: query.to, limit: need });
+    if (starts.length === 0) return found;
+    const exceptions = new Map<number, EventExceptionRow>();
+    for (const e of await repo.exceptionsBetween(db, eventId, starts[0], starts.at(-1))) exceptions.set(e.instance_start.getTime(), e);
+    for (const start of starts) {
+      const exception = exceptions.get(start.getTime());
+      if (exception && isMoved(exception)) continue; // listed where it is, by movedOccurrences
+      if (after && compare({ at: start, original: start }, after) <= 0) continue;
+      found.push({ start, exception, at: start });
+      if (found.length === need) return found;
+    }
+    if (starts.length < need) return found;
+    expandAfter = starts.at(-1);
+  }
+}
+
+/** The first `need` moved occurrences after `query.after` that lie, where they are now, in the range. */
+async function movedOccurrences(db: Kysely<DB>, eventId: string, schedule: Schedule, query: OccurrencePageQuery, need: number): Promise<ListedOccurrence[]> {
+  const durationMs = durationOf(schedule);
+  const found: ListedOccurrence[] = [];
+  let after = query.after;
+  for (;;) {
+    const rows = await repo.movedExceptionsIn(db, eventId, { durationMs, from: query.from, to: query.to, after, limit: need });
+    for (const exception of rows) {
+      const listed = { start: exception.instance_start, exception, at: placeOccurrence(durationMs, exception.instance_start, exception).start };
+      after = positionOf(listed);
+      // an exception whose occurrence a changed start no longer produces describes nothing
+      if (!isOccurrenceOf(schedule, exception.instance_start)) continue;
+      found.push(listed);
+      if (found.length === need) return found;
+    }
+    if (rows.length < need) return found;
+  }
+}
