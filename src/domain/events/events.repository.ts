@@ -291,22 +291,55 @@ export interface MovedWindow {
 /**
  * The exceptions of one event that move their occurrence (a start or an end of their own) and
  * whose occurrence, where it is now, overlaps [from, to], in the order of where they are (ties by
- * original start), after `after`.
+ * original start), after `after`. Prepared per shape: it runs on every page of instances.
  */
-export async function movedExceptionsIn(db: Db, eventId: string, w: MovedWindow): Promise<EventExceptionRow[]> {
-  let query = db
-    .selectFrom('event_exceptions')
-    .select(EXCEPTION_COLUMNS)
-    .where('event_id', '=', eventId)
-    .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]));
-  if (w.from) {
-    const end = sql`coalesce(ends_at, ${movedStart} + ${w.durationMs}::float8 * interval '1 millisecond')`;
-    query = query.where(sql<boolean>`${end} >= ${w.from}`);
-  }
-  if (w.to) query = query.where(sql<boolean>`${movedStart} <= ${w.to}`);
-  if (w.after) query = query.where(sql<boolean>`(${movedStart}, instance_start) > (${w.after.at}::timestamptz, ${w.after.original}::timestamptz)`);
-  return executePrepared(db, query.orderBy(movedStart).orderBy('instance_start').limit(w.limit));
+export async function movedExceptionsIn(db: Db, eventId: string, window: MovedWindow): Promise<EventExceptionRow[]> {
+  return movedQueries.execute(db, { eventId, window });
 }
+
+interface MovedListing {
+  eventId: string;
+  window: MovedWindow;
+}
+
+interface MovedValues extends Record<string, unknown> {
+  eventId: string;
+  durationMs?: number;
+  from?: Date;
+  to?: Date;
+  afterAt?: Date;
+  afterOriginal?: Date;
+  limit: number;
+}
+
+const movedQueries = preparedShapes(
+  ({ window: w }: MovedListing) => [w.from ? 'from' : '', w.to ? 'to' : '', w.after ? 'after' : ''].join(' '),
+  ({ eventId, window: w }: MovedListing): MovedValues => ({
+    eventId,
+    durationMs: w.from ? w.durationMs : undefined,
+    from: w.from,
+    to: w.to,
+    afterAt: w.after?.at,
+    afterOriginal: w.after?.original,
+    limit: w.limit,
+  }),
+  (db, { window: w }, values) => {
+    let query = db
+      .selectFrom('event_exceptions')
+      .select(EXCEPTION_COLUMNS)
+      .where('event_id', '=', values.eventId)
+      .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]));
+    if (w.from) {
+      const end = sql`coalesce(ends_at, ${movedStart} + ${values.durationMs}::float8 * interval '1 millisecond')`;
+      query = query.where(sql<boolean>`${end} >= ${values.from}::timestamptz`);
+    }
+    if (w.to) query = query.where(sql<boolean>`${movedStart} <= ${values.to}::timestamptz`);
+    if (w.after) {
+      query = query.where(sql<boolean>`(${movedStart}, instance_start) > (${values.afterAt}::timestamptz, ${values.afterOriginal}::timestamptz)`);
+    }
+    return query.orderBy(movedStart).orderBy('instance_start').limit(values.limit);
+  },
+);
 
 /** The times of every exception of one event that moves its occurrence. */
 export async function movedExceptionsOf(db: Db, eventId: string): Promise<Pick<EventExceptionRow, 'instance_start' | 'starts_at' | 'ends_at'>[]> {
