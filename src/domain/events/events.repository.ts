@@ -294,16 +294,35 @@ export interface MovedWindow {
  * original start), after `after`. Prepared per shape: it runs on every page of instances.
  */
 export async function movedExceptionsIn(db: Db, eventId: string, window: MovedWindow): Promise<EventExceptionRow[]> {
-  return movedQueries.execute(db, { eventId, window });
+  return (await pageExceptionQueries.execute(db, { eventId, window })).map(withoutSource);
 }
 
-interface MovedListing {
+/**
+ * For a page of instances, in one query: the exceptions of the original slots [slots.from,
+ * slots.to] (`slots`), and the moved exceptions of `movedExceptionsIn` (`moved`, in no order).
+ */
+export async function exceptionsOfPage(
+  db: Db,
+  eventId: string,
+  slots: { from: Date; to: Date } | undefined,
+  window: MovedWindow,
+): Promise<{ slots: EventExceptionRow[]; moved: EventExceptionRow[] }> {
+  const rows = await pageExceptionQueries.execute(db, { eventId, slots, window });
+  return { slots: rows.filter((r) => !r.moved_branch).map(withoutSource), moved: rows.filter((r) => r.moved_branch).map(withoutSource) };
+}
+
+const withoutSource = ({ moved_branch: _, ...row }: EventExceptionRow & { moved_branch: boolean }): EventExceptionRow => row;
+
+interface PageExceptions {
   eventId: string;
+  slots?: { from: Date; to: Date };
   window: MovedWindow;
 }
 
-interface MovedValues extends Record<string, unknown> {
+interface PageExceptionValues extends Record<string, unknown> {
   eventId: string;
+  slotsFrom?: Date;
+  slotsTo?: Date;
   durationMs?: number;
   from?: Date;
   to?: Date;
@@ -312,10 +331,12 @@ interface MovedValues extends Record<string, unknown> {
   limit: number;
 }
 
-const movedQueries = preparedShapes(
-  ({ window: w }: MovedListing) => [w.from ? 'from' : '', w.to ? 'to' : '', w.after ? 'after' : ''].join(' '),
-  ({ eventId, window: w }: MovedListing): MovedValues => ({
+const pageExceptionQueries = preparedShapes(
+  ({ slots, window: w }: PageExceptions) => [slots ? 'slots' : '', w.from ? 'from' : '', w.to ? 'to' : '', w.after ? 'after' : ''].join(' '),
+  ({ eventId, slots, window: w }: PageExceptions): PageExceptionValues => ({
     eventId,
+    slotsFrom: slots?.from,
+    slotsTo: slots?.to,
     durationMs: w.from ? w.durationMs : undefined,
     from: w.from,
     to: w.to,
@@ -323,21 +344,33 @@ const movedQueries = preparedShapes(
     afterOriginal: w.after?.original,
     limit: w.limit,
   }),
-  (db, { window: w }, values) => {
-    let query = db
+  (db, { slots, window: w }, values) => {
+    let moved = db
       .selectFrom('event_exceptions')
       .select(EXCEPTION_COLUMNS)
       .where('event_id', '=', values.eventId)
       .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]));
     if (w.from) {
       const end = sql`coalesce(ends_at, ${movedStart} + ${values.durationMs}::float8 * interval '1 millisecond')`;
-      query = query.where(sql<boolean>`${end} >= ${values.from}::timestamptz`);
+      moved = moved.where(sql<boolean>`${end} >= ${values.from}::timestamptz`);
     }
-    if (w.to) query = query.where(sql<boolean>`${movedStart} <= ${values.to}::timestamptz`);
+    if (w.to) moved = moved.where(sql<boolean>`${movedStart} <= ${values.to}::timestamptz`);
     if (w.after) {
-      query = query.where(sql<boolean>`(${movedStart}, instance_start) > (${values.afterAt}::timestamptz, ${values.afterOriginal}::timestamptz)`);
+      moved = moved.where(sql<boolean>`(${movedStart}, instance_start) > (${values.afterAt}::timestamptz, ${values.afterOriginal}::timestamptz)`);
     }
-    return query.orderBy(movedStart).orderBy('instance_start').limit(values.limit);
+    const movedRows = db
+      .selectFrom(moved.orderBy(movedStart).orderBy('instance_start').limit(values.limit).as('m'))
+      .select(EXCEPTION_COLUMNS.map((column) => `m.${column}` as const))
+      .select(sql<boolean>`true`.as('moved_branch'));
+    if (!slots) return movedRows;
+    return db
+      .selectFrom('event_exceptions')
+      .select(EXCEPTION_COLUMNS)
+      .select(sql<boolean>`false`.as('moved_branch'))
+      .where('event_id', '=', values.eventId)
+      .where('instance_start', '>=', values.slotsFrom!)
+      .where('instance_start', '<=', values.slotsTo!)
+      .unionAll(movedRows);
   },
 );
 

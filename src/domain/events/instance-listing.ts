@@ -45,53 +45,76 @@ export async function occurrencePage(
 ): Promise<{ items: ListedOccurrence[]; more: boolean }> {
   if (!schedule) return { items: [], more: false };
   const need = query.perPage + 1; // one more tells whether another page follows
-  const [unmoved, moved] = await Promise.all([unmovedOccurrences(db, eventId, schedule, query, need), movedOccurrences(db, eventId, schedule, query, need)]);
+  const window: repo.MovedWindow = { durationMs: durationOf(schedule), from: query.from, to: query.to, after: query.after, limit: need };
+  // an unmoved occurrence's place is its original start: those from the cursor's place on, the cursor's own ties included
+  const expandAfter = query.after ? new Date(query.after.at.getTime() - 1) : undefined;
+  const starts = expand(schedule, query, expandAfter, need);
+  // the exceptions of the expanded slots and the moved occurrences in one query; more queries
+  // only when moved occurrences leave the expanded slots short of a page, or are stale
+  const first = await repo.exceptionsOfPage(db, eventId, starts.length > 0 ? { from: starts[0]!, to: starts.at(-1)! } : undefined, window);
+  const [unmoved, moved] = await Promise.all([
+    unmovedOccurrences(db, eventId, schedule, query, need, { starts, exceptions: first.slots }),
+    movedOccurrences(db, eventId, schedule, window, first.moved),
+  ]);
   const merged = [...unmoved, ...moved].sort((a, b) => compare(positionOf(a), positionOf(b)));
   return { items: merged.slice(0, query.perPage), more: merged.length > query.perPage };
 }
 
+const expand = (schedule: Schedule, query: OccurrencePageQuery, after: Date | undefined, limit: number) =>
+  occurrencesOf(schedule, { after, from: query.from, to: query.to, limit });
+
 /**
  * The first `need` occurrences of the rule after `query.after` that sit in their original slot,
- * with the exceptions (title, status …) they have. The moved ones among the expanded are skipped,
- * and the expansion goes on past them.
+ * with the exceptions (title, status …) they have, from the expanded `batch` on. The moved ones
+ * among the expanded are skipped, and the expansion goes on past them.
  */
-async function unmovedOccurrences(db: Kysely<DB>, eventId: string, schedule: Schedule, query: OccurrencePageQuery, need: number): Promise<ListedOccurrence[]> {
+async function unmovedOccurrences(
+  db: Kysely<DB>,
+  eventId: string,
+  schedule: Schedule,
+  query: OccurrencePageQuery,
+  need: number,
+  batch: { starts: Date[]; exceptions: EventExceptionRow[] },
+): Promise<ListedOccurrence[]> {
   const found: ListedOccurrence[] = [];
-  const { after } = query;
-  // an unmoved occurrence's place is its original start: those from the cursor's place on, the cursor's own ties included
-  let expandAfter = after ? new Date(after.at.getTime() - 1) : undefined;
+  let { starts, exceptions: rows } = batch;
   for (;;) {
-    const starts = occurrencesOf(schedule, { after: expandAfter, from: query.from, to: query.to, limit: need });
     if (starts.length === 0) return found;
-    const exceptions = new Map<number, EventExceptionRow>();
-    for (const e of await repo.exceptionsBetween(db, eventId, starts[0], starts.at(-1))) exceptions.set(e.instance_start.getTime(), e);
+    const exceptions = new Map(rows.map((e) => [e.instance_start.getTime(), e]));
     for (const start of starts) {
       const exception = exceptions.get(start.getTime());
       if (exception && isMoved(exception)) continue; // listed where it is, by movedOccurrences
-      if (after && compare({ at: start, original: start }, after) <= 0) continue;
+      if (query.after && compare({ at: start, original: start }, query.after) <= 0) continue;
       found.push({ start, exception, at: start });
       if (found.length === need) return found;
     }
     if (starts.length < need) return found;
-    expandAfter = starts.at(-1);
+    starts = expand(schedule, query, starts.at(-1), need);
+    rows = starts.length > 0 ? await repo.exceptionsBetween(db, eventId, starts[0], starts.at(-1)) : [];
   }
 }
 
-/** The first `need` moved occurrences after `query.after` that lie, where they are now, in the range. */
-async function movedOccurrences(db: Kysely<DB>, eventId: string, schedule: Schedule, query: OccurrencePageQuery, need: number): Promise<ListedOccurrence[]> {
-  const durationMs = durationOf(schedule);
+/** The first `window.limit` moved occurrences after `window.after` that lie, where they are now, in the range, from `rows` on. */
+async function movedOccurrences(
+  db: Kysely<DB>,
+  eventId: string,
+  schedule: Schedule,
+  window: repo.MovedWindow,
+  rows: EventExceptionRow[],
+): Promise<ListedOccurrence[]> {
   const found: ListedOccurrence[] = [];
-  let after = query.after;
   for (;;) {
-    const rows = await repo.movedExceptionsIn(db, eventId, { durationMs, from: query.from, to: query.to, after, limit: need });
-    for (const exception of rows) {
-      const listed = { start: exception.instance_start, exception, at: placeOccurrence(durationMs, exception.instance_start, exception).start };
-      after = positionOf(listed);
+    const listed = rows
+      .map((exception) => ({ start: exception.instance_start, exception, at: placeOccurrence(window.durationMs, exception.instance_start, exception).start }))
+      .sort((a, b) => compare(positionOf(a), positionOf(b)));
+    for (const occurrence of listed) {
       // an exception whose occurrence a changed start no longer produces describes nothing
-      if (!isOccurrenceOf(schedule, exception.instance_start)) continue;
-      found.push(listed);
-      if (found.length === need) return found;
+      if (!isOccurrenceOf(schedule, occurrence.start)) continue;
+      found.push(occurrence);
+      if (found.length === window.limit) return found;
     }
-    if (rows.length < need) return found;
+    if (rows.length < window.limit) return found;
+    window = { ...window, after: positionOf(listed.at(-1)!) };
+    rows = await repo.movedExceptionsIn(db, eventId, window);
   }
 }

@@ -206,6 +206,22 @@ describe('get_event_instances: time ranges apply where an occurrence is', () => 
     expect(await listed(event, 'time_min=2026-12-15T00:00:00Z')).toEqual(['20261215T090000Z@2026-12-15T09:00:00Z cancelled']);
   });
 
+  it('leaves out moved occurrences that a changed start of the event no longer produces', async () => {
+    const event = await weekly(3);
+    await move(event, '20261208T090000Z', '2026-12-10T13:00:00Z', '2026-12-10T14:00:00Z');
+    await move(event, '20261215T090000Z', '2026-12-16T13:00:00Z', '2026-12-16T14:00:00Z');
+    const patched = await send(app, 'PATCH', `/events/${event.id}?suppress_email_notification=true`, {
+      token: alice.accessToken,
+      body: { starts_at: at('2026-12-01T09:30:00Z'), ends_at: at('2026-12-01T10:30:00Z') },
+    });
+    expect(patched.status).toBe(200);
+    const now = ['20261201T093000Z@2026-12-01T09:30:00Z', '20261208T093000Z@2026-12-08T09:30:00Z', '20261215T093000Z@2026-12-15T09:30:00Z'];
+    expect(await listed(event, '')).toEqual(now);
+    const { items } = await allPages(app, alice.accessToken, `/events/${event.id}/instances?per_page=1`);
+    expect(items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`)).toEqual(now);
+    expect(await listed(event, 'time_min=2026-12-10T00:00:00Z&time_max=2026-12-11T00:00:00Z')).toEqual([]);
+  });
+
   it('moves the single instance of a non-recurring event too', async () => {
     const single = await createEvent(app, alice);
     await move(single, '20261201T090000Z', '2026-12-03T09:00:00Z', '2026-12-03T10:00:00Z');
