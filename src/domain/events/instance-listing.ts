@@ -46,14 +46,16 @@ export async function occurrencePage(
   if (!schedule) return { items: [], more: false };
   const need = query.perPage + 1; // one more tells whether another page follows
   const window: repo.MovedWindow = { durationMs: durationOf(schedule), from: query.from, to: query.to, after: query.after, limit: need };
-  // an unmoved occurrence's place is its original start: those from the cursor's place on, the cursor's own ties included
+  // an unmoved occurrence's place is its original start: those from the cursor's place on, the
+  // cursor's own ties included, so one more (the occurrence starting there, if any, may be the cursor's)
   const expandAfter = query.after ? new Date(query.after.at.getTime() - 1) : undefined;
-  const starts = expand(schedule, query, expandAfter, need);
+  const requested = need + (query.after ? 1 : 0);
+  const starts = expand(schedule, query, expandAfter, requested);
   // the exceptions of the expanded slots and the moved occurrences in one query; more queries
   // only when moved occurrences leave the expanded slots short of a page, or are stale
   const first = await repo.exceptionsOfPage(db, eventId, starts.length > 0 ? { from: starts[0]!, to: starts.at(-1)! } : undefined, window);
   const [unmoved, moved] = await Promise.all([
-    unmovedOccurrences(db, eventId, schedule, query, need, { starts, exceptions: first.slots }),
+    unmovedOccurrences(db, eventId, schedule, query, need, { starts, requested, exceptions: first.slots }),
     movedOccurrences(db, eventId, schedule, window, first.moved),
   ]);
   const merged = [...unmoved, ...moved].sort((a, b) => compare(positionOf(a), positionOf(b)));
@@ -74,10 +76,10 @@ async function unmovedOccurrences(
   schedule: Schedule,
   query: OccurrencePageQuery,
   need: number,
-  batch: { starts: Date[]; exceptions: EventExceptionRow[] },
+  batch: { starts: Date[]; requested: number; exceptions: EventExceptionRow[] },
 ): Promise<ListedOccurrence[]> {
   const found: ListedOccurrence[] = [];
-  let { starts, exceptions: rows } = batch;
+  let { starts, requested, exceptions: rows } = batch;
   for (;;) {
     if (starts.length === 0) return found;
     const exceptions = new Map(rows.map((e) => [e.instance_start.getTime(), e]));
@@ -88,8 +90,9 @@ async function unmovedOccurrences(
       found.push({ start, exception, at: start });
       if (found.length === need) return found;
     }
-    if (starts.length < need) return found;
-    starts = expand(schedule, query, starts.at(-1), need);
+    if (starts.length < requested) return found; // the rule has no more
+    requested = need;
+    starts = expand(schedule, query, starts.at(-1), requested);
     rows = starts.length > 0 ? await repo.exceptionsBetween(db, eventId, starts[0], starts.at(-1)) : [];
   }
 }

@@ -71,5 +71,8 @@ describe('query counts', () => {
     expect(await queriesOf(() => service.get(caller, event!.id, 0))).toBe(1);
     // the view, then the exceptions of the page's original slots and its moved occurrences, in one query
     expect(await queriesOf(() => service.instances(caller, event!.id, { per_page: 10 }))).toBe(2);
+    // and so does every next page
+    const { next } = await service.instances(caller, event!.id, { per_page: 1 });
+    expect(await queriesOf(() => service.instances(caller, event!.id, { per_page: 1, cursor: next }))).toBe(2);
   });
 });
