@@ -290,16 +290,16 @@ export interface MovedWindow {
 
 /**
  * The exceptions of one event that move their occurrence (a start or an end of their own) and
- * whose occurrence, where it is now, overlaps [from, to], in the order of where they are (ties by
- * original start), after `after`. Prepared per shape: it runs on every page of instances.
+ * whose occurrence, where it is now, overlaps [from, to]: the first `limit` in the order of where
+ * they are (ties by original start) after `after`, answered in no particular order.
  */
 export async function movedExceptionsIn(db: Db, eventId: string, window: MovedWindow): Promise<EventExceptionRow[]> {
   return (await pageExceptionQueries.execute(db, { eventId, window })).map(withoutSource);
 }
 
 /**
- * For a page of instances, in one query: the exceptions of the original slots [slots.from,
- * slots.to] (`slots`), and the moved exceptions of `movedExceptionsIn` (`moved`, in no order).
+ * For a page of instances, in one query (prepared per shape: it runs on every page): the exceptions
+ * of the original slots [slots.from, slots.to] (`slots`), and those of `movedExceptionsIn` (`moved`).
  */
 export async function exceptionsOfPage(
   db: Db,

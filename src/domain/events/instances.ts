@@ -32,7 +32,7 @@ export function placeOccurrence(durationMs: number, originalStart: Date, excepti
 }
 
 export interface OccurrenceWindow {
-  /** Only occurrences that start strictly after this original start (the cursor). */
+  /** Only occurrences whose original start is strictly after this instant. */
   after?: Date;
   /** Skip occurrences that end before this instant. */
   from?: Date;
