@@ -52,10 +52,15 @@ export interface paths {
          *     followed by all its exceptions (`type: exception`).
          *
          *     `time_min`/`time_max` select the events that overlap the range: with both bounds, an event
-         *     whose span (for a recurring event, from its first start to the end of its last occurrence,
-         *     or open-ended) overlaps `[time_min, time_max]`; with only `time_min`, those ending at or after
-         *     it; with only `time_max`, those starting at or before it. Time-independent events have no
-         *     span and are left out whenever a bound is given.
+         *     whose span overlaps `[time_min, time_max]`; with only `time_min`, those ending at or after
+         *     it; with only `time_max`, those starting at or before it. An event's span runs from its
+         *     start to its end; a recurring event's from its first start to the end of its last
+         *     occurrence (open-ended when the rule is unbounded). It takes in every moved occurrence (an
+         *     exception with a `starts_at` or `ends_at` of its own) where it now is, so a series whose
+         *     only occurrence in the range was moved there, before its first start or past its last end,
+         *     is listed, with all its exceptions. A cancelled occurrence stays where it is (moved or not)
+         *     and counts like any other. Time-independent events have no span and are left out whenever
+         *     a bound is given.
          *
          *     The list is cursor-paginated: while more events follow, the answer carries
          *     `Link: <…/v1/events?…&after=CURSOR>; rel="after"`; pass that cursor as `after` to get the
@@ -137,8 +142,14 @@ export interface paths {
          *     `cancelled`). A timed event without recurrence yields its single instance; a
          *     time-independent event has no occurrences and yields an empty list.
          *
-         *     `time_min` skips occurrences that end before it; `time_max` stops at occurrences that start
-         *     after it. The list is cursor-paginated: while more occurrences follow, the answer carries
+         *     Occurrences are listed in the order of where they are (their `starts_at`, exceptions
+         *     applied), ties by original start (`instance_id`). `time_min` skips occurrences that end
+         *     before it; `time_max` stops at occurrences that start after it. Both apply to where an
+         *     occurrence is: one moved with `patch_event_instance` is found around its new time (before
+         *     the series' start or past its end included), not at its original slot. A cancelled
+         *     occurrence is listed, with `status: cancelled`, where it is like any other.
+         *
+         *     The list is cursor-paginated: while more occurrences follow, the answer carries
          *     `Link: <…&after=CURSOR>; rel="after"` (the parameter is named like the rel, which is where
          *     reference clients look for it). The cursor is accepted as `cursor`, the interface's name,
          *     or as `after`; when both are given they must be equal, else 400. A malformed or altered

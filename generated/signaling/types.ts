@@ -847,8 +847,8 @@ export interface components {
             payload: {
                 /** @constant */
                 action: "start";
-                /** @description Seconds; whole and at least 1; required for a countdown. */
-                duration?: number;
+                /** @description Seconds; whole and at least 1; required for a countdown. Any JSON value passes the frame's check; the timer judges it (`invalid_duration`). */
+                duration?: unknown;
                 enable_ready_check: boolean;
                 kind: components["schemas"]["TimerKind"];
                 /** @description A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`. */

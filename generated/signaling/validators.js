@@ -9608,7 +9608,7 @@ return errors === 0;
 }
 
 export const validate_timer_start = validate162;
-const schema83 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"type":"number","description":"Seconds; whole and at least 1; required for a countdown."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+const schema83 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"description":"Seconds; whole and at least 1; required for a countdown. Any JSON value passes the frame's check; the timer judges it (`invalid_duration`)."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
 
 function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -9678,25 +9678,12 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.duration !== undefined){
-let data4 = data1.duration;
-const _errs8 = errors;
-if(!((typeof data4 == "number") && (isFinite(data4)))){
-validate162.errors = [{instancePath:instancePath+"/payload/duration",schemaPath:"#/properties/payload/properties/duration/type",keyword:"type",params:{type: "number"},message:"must be number"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
 if(data1.title !== undefined){
-let data5 = data1.title;
-const _errs10 = errors;
-if(errors === _errs10){
-if(typeof data5 === "string"){
-if(func2(data5) > 255){
+let data4 = data1.title;
+const _errs8 = errors;
+if(errors === _errs8){
+if(typeof data4 === "string"){
+if(func2(data4) > 255){
 validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
@@ -9706,18 +9693,18 @@ validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs10 === errors;
+var valid1 = _errs8 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.style !== undefined){
-let data6 = data1.style;
-const _errs12 = errors;
-if(errors === _errs12){
-if(typeof data6 === "string"){
-if(func2(data6) > 64){
+let data5 = data1.style;
+const _errs10 = errors;
+if(errors === _errs10){
+if(typeof data5 === "string"){
+if(func2(data5) > 64){
 validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
@@ -9727,23 +9714,22 @@ validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/
 return false;
 }
 }
-var valid1 = _errs12 === errors;
+var valid1 = _errs10 === errors;
 }
 else {
 var valid1 = true;
 }
 if(valid1){
 if(data1.enable_ready_check !== undefined){
-const _errs14 = errors;
+const _errs12 = errors;
 if(typeof data1.enable_ready_check !== "boolean"){
 validate162.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
-var valid1 = _errs14 === errors;
+var valid1 = _errs12 === errors;
 }
 else {
 var valid1 = true;
-}
 }
 }
 }

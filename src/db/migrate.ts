@@ -12,6 +12,7 @@ import * as serviceSecrets from './migrations/2026_11_21_0002_service_secrets.js
 import * as userGroups from './migrations/2026_11_22_0001_user_groups.js';
 import * as disabledUsers from './migrations/2026_11_27_0001_disabled_users.js';
 import * as eventMeetingDetails from './migrations/2026_11_27_0001_event_meeting_details.js';
+import * as eventSpans from './migrations/2026_11_27_0001_event_spans.js';
 import * as storedTariffs from './migrations/2026_11_27_0002_stored_tariffs.js';
 
 /** By name; names sort in the order they apply. */
@@ -21,6 +22,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_22_0001_user_groups': userGroups,
   '2026_11_27_0001_disabled_users': disabledUsers,
   '2026_11_27_0001_event_meeting_details': eventMeetingDetails,
+  '2026_11_27_0001_event_spans': eventSpans,
   '2026_11_27_0002_stored_tariffs': storedTariffs,
 };
 

@@ -132,6 +132,12 @@ export interface EventsTable {
   /** RFC 5545 lines (RRULE, RDATE, EXDATE, EXRULE); empty for a single event. */
   recurrence_pattern: Generated<string[]>;
   range_end: Timestamp | null;
+  /**
+   * Where the occurrences lie, moved ones included: the earliest start and the latest end (null:
+   * unbounded series); both null for a time-independent event. The time range of `GET /events`.
+   */
+  span_start: Timestamp | null;
+  span_end: Timestamp | null;
   is_adhoc: Generated<boolean>;
   /** The iCalendar SEQUENCE of the last notification sent; bump it with every update mail. */
   ical_sequence: Generated<number>;

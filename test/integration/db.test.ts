@@ -12,6 +12,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { DataDirLockedError, isDatabaseDown, openDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest, migrations } from '../../src/db/migrate.js';
+import * as eventSpans from '../../src/db/migrations/2026_11_27_0001_event_spans.js';
 import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -204,6 +205,39 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
       ),
     ).toMatchObject({ code: '23514', constraint: 'events_times_check' });
     await db.insertInto('events').values({ ...base, is_time_independent: true }).execute();
+  });
+
+  it('backfills each event\'s span from its rule and its moved occurrences (migration event_spans)', async () => {
+    const user = await insertUser();
+    // weekly Mar 26 … Apr 16 09:00–10:00 UTC: its first occurrence moved a week earlier, its last a week later (start only)
+    const { event: weekly } = await insertEvent(user.id);
+    await db.updateTable('events').set({ range_end: new Date('2026-04-16T10:00:00Z') }).where('id', '=', weekly.id).execute();
+    const moved = (instance: string, times: { starts_at?: Date; ends_at?: Date }) =>
+      db
+        .insertInto('event_exceptions')
+        .values({
+          event_id: weekly.id,
+          instance_start: new Date(instance),
+          created_by: user.id,
+          ...(times.starts_at ? { starts_at: times.starts_at, starts_at_tz: 'UTC' } : {}),
+          ...(times.ends_at ? { ends_at: times.ends_at, ends_at_tz: 'UTC' } : {}),
+        })
+        .execute();
+    await moved('2026-03-26T09:00:00Z', { starts_at: new Date('2026-03-19T09:00:00Z'), ends_at: new Date('2026-03-19T10:00:00Z') });
+    await moved('2026-04-16T09:00:00Z', { starts_at: new Date('2026-04-23T09:00:00Z') });
+    // a cancellation without times of its own moves nothing
+    await db.insertInto('event_exceptions').values({ event_id: weekly.id, instance_start: new Date('2026-04-02T09:00:00Z'), status: 'cancelled', created_by: user.id }).execute();
+    // unbounded: its end stays open
+    const { event: open } = await insertEvent(user.id);
+    await db.updateTable('events').set({ recurrence_pattern: ['RRULE:FREQ=WEEKLY'] }).where('id', '=', open.id).execute();
+
+    await eventSpans.down(db);
+    await eventSpans.up(db);
+    const spans = await db.selectFrom('events').select(['id', 'span_start', 'span_end']).orderBy('span_end').execute();
+    expect(spans).toEqual([
+      { id: weekly.id, span_start: new Date('2026-03-19T09:00:00Z'), span_end: new Date('2026-04-23T10:00:00Z') },
+      { id: open.id, span_start: new Date('2026-03-26T09:00:00Z'), span_end: null },
+    ]);
   });
 
   it('round-trips timestamptz as the same instant, whatever the input offset', async () => {

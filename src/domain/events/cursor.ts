@@ -85,14 +85,25 @@ export async function decodeListPosition(codec: CursorCodec, cursor: string): Pr
   return { startsAt, createdAtKey: p.c as string, id: p.i as string };
 }
 
-/** Instances: the original start of the last occurrence of a page, bound to its event. */
-export function encodeInstancePosition(codec: CursorCodec, eventId: string, lastStart: Date): Promise<string> {
-  return codec.encode('instances', { e: eventId, a: lastStart.toISOString() });
+/**
+ * Instances: where the last occurrence of a page is and its original start (its instance id), the
+ * listing's keyset (instances are listed by where they are, ties by original start), bound to its
+ * event. A cursor written before moved occurrences were listed where they are carries only `a`, the
+ * original start of an occurrence that was listed there.
+ */
+export interface InstancePosition {
+  at: Date;
+  original: Date;
 }
 
-export async function decodeInstancePosition(codec: CursorCodec, cursor: string, param: string, eventId: string): Promise<Date> {
+export function encodeInstancePosition(codec: CursorCodec, eventId: string, p: InstancePosition): Promise<string> {
+  return codec.encode('instances', { e: eventId, a: p.at.toISOString(), o: p.original.toISOString() });
+}
+
+export async function decodeInstancePosition(codec: CursorCodec, cursor: string, param: string, eventId: string): Promise<InstancePosition> {
   const p = await codec.decode('instances', cursor, param);
-  const after = p.e === eventId ? instantOf(p.a) : undefined;
-  if (!after) throw malformed(param);
-  return after;
+  const at = p.e === eventId ? instantOf(p.a) : undefined;
+  const original = p.o === undefined ? at : instantOf(p.o);
+  if (!at || !original) throw malformed(param);
+  return { at, original };
 }

@@ -4,7 +4,8 @@
  * `ends_at` before `starts_at` or after the year 9999 (UTC), an event lasting over 68 years, all-day
  * times not at 00:00:00 UTC, a recurrence that does not parse, recurs more often than daily or
  * yields nothing. The stored columns follow from it, among them `range_end`, the end of the last
- * occurrence, which the time-range filter of `GET /events` uses.
+ * occurrence, and `span_start`/`span_end`, which the time-range filter of `GET /events` uses (the
+ * rule's span here, widened by moved occurrences, see `spanOf` in instances.ts).
  */
 import type { components } from '../../../generated/openapi.js';
 import type { EventRow } from '../../db/schema.js';
@@ -24,7 +25,16 @@ export interface Schedule {
 /** The time columns of an event row; a time-independent event has them all null. */
 export type TimeColumns = Pick<
   EventRow,
-  'is_all_day' | 'starts_at' | 'starts_at_tz' | 'ends_at' | 'ends_at_tz' | 'duration_secs' | 'recurrence_pattern' | 'range_end'
+  | 'is_all_day'
+  | 'starts_at'
+  | 'starts_at_tz'
+  | 'ends_at'
+  | 'ends_at_tz'
+  | 'duration_secs'
+  | 'recurrence_pattern'
+  | 'range_end'
+  | 'span_start'
+  | 'span_end'
 >;
 
 export const NO_TIMES: TimeColumns = {
@@ -36,6 +46,8 @@ export const NO_TIMES: TimeColumns = {
   duration_secs: null,
   recurrence_pattern: [],
   range_end: null,
+  span_start: null,
+  span_end: null,
 };
 
 type Schemas = components['schemas'];
@@ -94,6 +106,9 @@ export function scheduleColumns(schedule: Schedule): TimeColumns {
     duration_secs: Math.round(durationMs / 1000),
     recurrence_pattern: schedule.pattern,
     range_end: rangeEnd,
+    // the rule's span; moved occurrences widen it (events.service.ts keeps it current)
+    span_start: schedule.startsAt,
+    span_end: rangeEnd,
   };
 }
 

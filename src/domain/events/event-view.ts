@@ -8,6 +8,7 @@ import type { Config } from '../../config/schema.js';
 import type { EventExceptionRow } from '../../db/schema.js';
 import type { PublicUserProfile } from '../users/user.js';
 import type { EventViewRow } from './events.repository.js';
+import { placeOccurrence } from './instances.js';
 import type { Invitee } from './invitees.js';
 import { formatInstanceId } from './recurrence.js';
 
@@ -112,9 +113,8 @@ function streamingTargets(row: EventViewRow, isOwner: boolean): StreamingTarget[
 export function toInstance(row: EventViewRow, start: Date, exception: EventExceptionRow | undefined, ctx: ViewContext): EventInstance {
   const instanceId = formatInstanceId(start);
   const durationMs = row.ends_at && row.starts_at ? row.ends_at.getTime() - row.starts_at.getTime() : 0;
-  const startsAt = exception?.starts_at ?? start;
+  const { start: startsAt, end: endsAt } = placeOccurrence(durationMs, start, exception);
   const startsTz = exception?.starts_at_tz ?? row.starts_at_tz ?? 'UTC';
-  const endsAt = exception?.ends_at ?? new Date(startsAt.getTime() + durationMs);
   const endsTz = exception?.ends_at_tz ?? row.ends_at_tz ?? startsTz;
   const shared = common(row, ctx);
   // the occurrence was last changed by its exception or by the event, whichever is later

@@ -62,6 +62,8 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   duration_secs: true,
   recurrence_pattern: true,
   range_end: true,
+  span_start: true,
+  span_end: true,
   is_adhoc: true,
   ical_sequence: true,
   show_meeting_details: true,
@@ -213,14 +215,15 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
             .where(notBannedFrom(sql.ref('invited.room_id'), callerId)),
         ),
     );
-  // Overlap of [starts_at, range_end] (range_end null: open-ended series) with the range; a
-  // time-independent event has no span and never matches a bound.
+  // Overlap of [span_start, span_end] (where the occurrences lie, moved ones included; span_end
+  // null: open-ended series) with the range; a time-independent event has no span and never
+  // matches a bound.
   if (filter.timeMin) {
     page = page.where((eb) =>
-      eb.or([eb('e.range_end', '>=', values.timeMin!), eb.and([eb('e.range_end', 'is', null), eb('e.starts_at', 'is not', null)])]),
+      eb.or([eb('e.span_end', '>=', values.timeMin!), eb.and([eb('e.span_end', 'is', null), eb('e.span_start', 'is not', null)])]),
     );
   }
-  if (filter.timeMax) page = page.where('e.starts_at', '<=', values.timeMax!);
+  if (filter.timeMax) page = page.where('e.span_start', '<=', values.timeMax!);
   if (filter.favorites) {
     page = page.where(({ exists, selectFrom }) =>
       exists(selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
@@ -291,6 +294,126 @@ export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise
     result.set(row.event_id, list);
   }
   return result;
+}
+
+/** Where a moved occurrence is listed from: its own start, else its original one (as `placeOccurrence`). */
+const movedStart = sql<Date>`coalesce(starts_at, instance_start)`;
+
+export interface MovedWindow {
+  /** The event's duration, the end of a moved occurrence without an end of its own. */
+  durationMs: number;
+  /** Only those ending at or after this instant. */
+  from?: Date;
+  /** Only those starting at or before this instant. */
+  to?: Date;
+  /** Only those after this position (where they are, then original start). */
+  after?: { at: Date; original: Date };
+  limit: number;
+}
+
+/**
+ * The exceptions of one event that move their occurrence (a start or an end of their own) and
+ * whose occurrence, where it is now, overlaps [from, to]: the first `limit` in the order of where
+ * they are (ties by original start) after `after`, answered in no particular order.
+ */
+export async function movedExceptionsIn(db: Db, eventId: string, window: MovedWindow): Promise<EventExceptionRow[]> {
+  return (await pageExceptionQueries.execute(db, { eventId, window })).map(withoutSource);
+}
+
+/**
+ * For a page of instances, in one query (prepared per shape: it runs on every page): the exceptions
+ * of the original slots [slots.from, slots.to] (`slots`), and those of `movedExceptionsIn` (`moved`).
+ */
+export async function exceptionsOfPage(
+  db: Db,
+  eventId: string,
+  slots: { from: Date; to: Date } | undefined,
+  window: MovedWindow,
+): Promise<{ slots: EventExceptionRow[]; moved: EventExceptionRow[] }> {
+  const rows = await pageExceptionQueries.execute(db, { eventId, slots, window });
+  return { slots: rows.filter((r) => !r.moved_branch).map(withoutSource), moved: rows.filter((r) => r.moved_branch).map(withoutSource) };
+}
+
+const withoutSource = ({ moved_branch: _, ...row }: EventExceptionRow & { moved_branch: boolean }): EventExceptionRow => row;
+
+interface PageExceptions {
+  eventId: string;
+  slots?: { from: Date; to: Date };
+  window: MovedWindow;
+}
+
+interface PageExceptionValues extends Record<string, unknown> {
+  eventId: string;
+  slotsFrom?: Date;
+  slotsTo?: Date;
+  durationMs?: number;
+  from?: Date;
+  to?: Date;
+  afterAt?: Date;
+  afterOriginal?: Date;
+  limit: number;
+}
+
+const pageExceptionQueries = preparedShapes(
+  ({ slots, window: w }: PageExceptions) => [slots ? 'slots' : '', w.from ? 'from' : '', w.to ? 'to' : '', w.after ? 'after' : ''].join(' '),
+  ({ eventId, slots, window: w }: PageExceptions): PageExceptionValues => ({
+    eventId,
+    slotsFrom: slots?.from,
+    slotsTo: slots?.to,
+    durationMs: w.from ? w.durationMs : undefined,
+    from: w.from,
+    to: w.to,
+    afterAt: w.after?.at,
+    afterOriginal: w.after?.original,
+    limit: w.limit,
+  }),
+  (db, { slots, window: w }, values) => {
+    let moved = db
+      .selectFrom('event_exceptions')
+      .select(EXCEPTION_COLUMNS)
+      .where('event_id', '=', values.eventId)
+      .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]));
+    if (w.from) {
+      const end = sql`coalesce(ends_at, ${movedStart} + ${values.durationMs}::float8 * interval '1 millisecond')`;
+      moved = moved.where(sql<boolean>`${end} >= ${values.from}::timestamptz`);
+    }
+    if (w.to) moved = moved.where(sql<boolean>`${movedStart} <= ${values.to}::timestamptz`);
+    if (w.after) {
+      moved = moved.where(sql<boolean>`(${movedStart}, instance_start) > (${values.afterAt}::timestamptz, ${values.afterOriginal}::timestamptz)`);
+    }
+    const movedRows = db
+      .selectFrom(moved.orderBy(movedStart).orderBy('instance_start').limit(values.limit).as('m'))
+      .select(EXCEPTION_COLUMNS.map((column) => `m.${column}` as const))
+      .select(sql<boolean>`true`.as('moved_branch'));
+    if (!slots) return movedRows;
+    return db
+      .selectFrom('event_exceptions')
+      .select(EXCEPTION_COLUMNS)
+      .select(sql<boolean>`false`.as('moved_branch'))
+      .where('event_id', '=', values.eventId)
+      .where('instance_start', '>=', values.slotsFrom!)
+      .where('instance_start', '<=', values.slotsTo!)
+      .unionAll(movedRows);
+  },
+);
+
+/** The times of every exception of one event that moves its occurrence. */
+export async function movedExceptionsOf(db: Db, eventId: string): Promise<Pick<EventExceptionRow, 'instance_start' | 'starts_at' | 'ends_at'>[]> {
+  return db
+    .selectFrom('event_exceptions')
+    .select(['instance_start', 'starts_at', 'ends_at'])
+    .where('event_id', '=', eventId)
+    .where((eb) => eb.or([eb('starts_at', 'is not', null), eb('ends_at', 'is not', null)]))
+    .execute();
+}
+
+/**
+ * The event's times, its row locked until the transaction ends: writes of its span wait for one
+ * another, so each reads the exceptions the other committed. `for no key update` does not wait for
+ * the key-share locks that inserting an exception takes on its event.
+ */
+export async function lockEventTimes(db: Db, eventId: string): Promise<EventRow | undefined> {
+  return db.selectFrom('events').select(EVENT_COLUMNS).where('id', '=', eventId).forNoKeyUpdate().executeTakeFirst();
 }
 
 /** The exceptions of one event whose original start lies in [from, to] (both optional). */

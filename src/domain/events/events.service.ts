@@ -20,7 +20,8 @@ import { instant } from '../time/instants.js';
 import { NO_TIMES, checkOccurrenceTimes, checkTimeZone, createdSchedule, patchedSchedule, scheduleColumns, scheduleOf } from './event-times.js';
 import { toEvent, toException, toInstance, type Event, type EventInstance, type EventListItem, type ViewContext } from './event-view.js';
 import * as repo from './events.repository.js';
-import { isOccurrenceOf, occurrencesOf } from './instances.js';
+import { occurrencePage } from './instance-listing.js';
+import { isOccurrenceOf, spanOf } from './instances.js';
 import { firstInviteesOf, type Invitee } from './invitees.js';
 import { parseInstanceId } from './recurrence.js';
 
@@ -143,6 +144,17 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
     return toInstance(row, start, exception, ctx);
   }
 
+  /**
+   * Recomputes the event's span (`span_start`/`span_end`, the time range of `GET /events`) from its
+   * rule and its moved occurrences, in the transaction that changed either, the event's row locked.
+   */
+  async function refreshSpan(trx: Kysely<DB>, eventId: string): Promise<void> {
+    const event = await repo.lockEventTimes(trx, eventId);
+    const schedule = event && scheduleOf(event);
+    if (!schedule) return;
+    await repo.updateEvent(trx, eventId, spanOf(schedule, event.range_end, await repo.movedExceptionsOf(trx, eventId)));
+  }
+
   /** The original start an instance id names, when it is one of the event's occurrences; else 404. */
   function occurrenceStart(row: repo.EventViewRow, instanceId: string): Date {
     const start = parseInstanceId(instanceId);
@@ -212,6 +224,8 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
         if (Object.keys(room).length > 0) await repo.updateEventRoom(trx, event.room_id, room);
         if (body.streaming_targets) await replaceRoomStreamingTargets(trx, event.room_id, body.streaming_targets, 'streaming_targets');
         if (dropExceptions) await repo.deleteExceptions(trx, eventId);
+        // the columns set the rule's span; the exceptions kept may widen it (or no longer count)
+        else if (timesTouched) await refreshSpan(trx, eventId);
         await notify(trx, 'updated', eventId, caller.id, suppressEmail);
       });
       return eventAnswer(caller, eventId, inviteesMax);
@@ -263,23 +277,19 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
     },
 
     async instances(caller, eventId, query) {
-      const perPage = query.per_page ?? DEFAULT_PER_PAGE;
       const row = await readableView(caller, eventId);
       const after = query.cursor ? await decodeInstancePosition(cursors, query.cursor, query.cursorParam ?? 'cursor', eventId) : undefined;
-      const starts = occurrencesOf(scheduleOf(row), {
+      const page = await occurrencePage(db, eventId, scheduleOf(row), {
         after,
         from: query.time_min ? instant(query.time_min, 'time_min') : undefined,
         to: query.time_max ? instant(query.time_max, 'time_max') : undefined,
-        limit: perPage + 1,
+        perPage: query.per_page ?? DEFAULT_PER_PAGE,
       });
-      const page = starts.slice(0, perPage);
-      const exceptions = new Map<number, EventExceptionRow>();
-      if (page.length > 0) {
-        for (const e of await repo.exceptionsBetween(db, eventId, page[0], page.at(-1))) exceptions.set(e.instance_start.getTime(), e);
-      }
-      const ctx = await contextFor(caller, [row], query.invitees_max ?? 0, [...exceptions.values()].map((e) => e.created_by));
-      const items = page.map((start) => toInstance(row, start, exceptions.get(start.getTime()), ctx));
-      const next = starts.length > perPage ? await encodeInstancePosition(cursors, eventId, page.at(-1)!) : undefined;
+      const authors = page.items.flatMap((o) => (o.exception ? [o.exception.created_by] : []));
+      const ctx = await contextFor(caller, [row], query.invitees_max ?? 0, authors);
+      const items = page.items.map((o) => toInstance(row, o.start, o.exception, ctx));
+      const last = page.items.at(-1);
+      const next = page.more && last ? await encodeInstancePosition(cursors, eventId, { at: last.at, original: last.start }) : undefined;
       return { items, next };
     },
 
@@ -317,6 +327,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
           ...(body.starts_at ? { starts_at: startsAt, starts_at_tz: body.starts_at.timezone } : {}),
           ...(body.ends_at ? { ends_at: endsAt, ends_at_tz: body.ends_at.timezone } : {}),
         });
+        await refreshSpan(trx, eventId);
         await notify(trx, 'updated', eventId, caller.id, false);
         return upserted;
       });

@@ -146,6 +146,90 @@ describe('get_event_instances', () => {
   });
 });
 
+describe('get_event_instances: time ranges apply where an occurrence is', () => {
+  const move = async (event: Event, id: string, start: string, end: string) => {
+    const res = await patchInstance(event, id, { starts_at: at(start), ends_at: at(end) });
+    expect(res.status, JSON.stringify(res.json)).toBe(200);
+  };
+  const listed = async (event: Event, q: string) =>
+    (await instances(event, q)).json.map((i: any) => `${i.instance_id}@${i.starts_at.datetime}${i.status === 'cancelled' ? ' cancelled' : ''}`);
+
+  it('finds a moved occurrence around its new time, not at its old slot, bounds included', async () => {
+    const event = await weekly(5); // Dec 1 … Dec 29, 09:00–10:00 UTC
+    await move(event, '20261208T090000Z', '2026-12-10T13:00:00Z', '2026-12-10T14:00:00Z');
+    expect(await listed(event, 'time_min=2026-12-10T00:00:00Z&time_max=2026-12-11T00:00:00Z')).toEqual(['20261208T090000Z@2026-12-10T13:00:00Z']);
+    expect(await listed(event, 'time_min=2026-12-08T00:00:00Z&time_max=2026-12-09T00:00:00Z')).toEqual([]);
+    // its end at time_min and its start at time_max still count; a second beyond either does not
+    expect(await listed(event, 'time_min=2026-12-10T14:00:00Z&time_max=2026-12-10T20:00:00Z')).toEqual(['20261208T090000Z@2026-12-10T13:00:00Z']);
+    expect(await listed(event, 'time_min=2026-12-10T14:00:01Z&time_max=2026-12-11T00:00:00Z')).toEqual([]);
+    expect(await listed(event, 'time_min=2026-12-09T00:00:00Z&time_max=2026-12-10T13:00:00Z')).toEqual(['20261208T090000Z@2026-12-10T13:00:00Z']);
+    expect(await listed(event, 'time_min=2026-12-09T00:00:00Z&time_max=2026-12-10T12:59:59Z')).toEqual([]);
+    // one bound only
+    expect(await listed(event, 'time_max=2026-12-09T00:00:00Z')).toEqual(['20261201T090000Z@2026-12-01T09:00:00Z']);
+    expect(await listed(event, 'time_min=2026-12-09T00:00:00Z&per_page=2')).toEqual([
+      '20261208T090000Z@2026-12-10T13:00:00Z',
+      '20261215T090000Z@2026-12-15T09:00:00Z',
+    ]);
+  });
+
+  it('lists occurrences by where they are and pages through moved ones without gaps or repeats', async () => {
+    const event = await weekly(5);
+    await move(event, '20261208T090000Z', '2026-12-20T09:00:00Z', '2026-12-20T10:00:00Z'); // past Dec 15
+    await move(event, '20261229T090000Z', '2026-11-24T09:00:00Z', '2026-11-24T10:00:00Z'); // before the series' start
+    await move(event, '20261222T090000Z', '2026-12-15T09:00:00Z', '2026-12-15T10:00:00Z'); // onto Dec 15's slot
+    const everything = [
+      '20261229T090000Z@2026-11-24T09:00:00Z',
+      '20261201T090000Z@2026-12-01T09:00:00Z',
+      '20261215T090000Z@2026-12-15T09:00:00Z',
+      '20261222T090000Z@2026-12-15T09:00:00Z',
+      '20261208T090000Z@2026-12-20T09:00:00Z',
+    ];
+    expect(await listed(event, '')).toEqual(everything);
+    for (const perPage of [1, 2, 3]) {
+      const { items, pages } = await allPages(app, alice.accessToken, `/events/${event.id}/instances?per_page=${perPage}`);
+      expect(items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`), `per_page=${perPage}`).toEqual(everything);
+      expect(pages).toBe(Math.ceil(5 / perPage));
+    }
+    const range = 'time_min=2026-12-14T00:00:00Z&time_max=2026-12-21T00:00:00Z';
+    const { items } = await allPages(app, alice.accessToken, `/events/${event.id}/instances?per_page=1&${range}`);
+    expect(items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`)).toEqual(everything.slice(2));
+    expect(await listed(event, 'time_max=2026-11-30T00:00:00Z')).toEqual(['20261229T090000Z@2026-11-24T09:00:00Z']);
+  });
+
+  it('keeps a cancelled occurrence where it is, with status cancelled', async () => {
+    const event = await weekly(3);
+    await move(event, '20261208T090000Z', '2026-12-10T13:00:00Z', '2026-12-10T14:00:00Z');
+    await patchInstance(event, '20261208T090000Z', { status: 'cancelled' });
+    await patchInstance(event, '20261215T090000Z', { status: 'cancelled' });
+    expect(await listed(event, 'time_min=2026-12-10T00:00:00Z&time_max=2026-12-11T00:00:00Z')).toEqual(['20261208T090000Z@2026-12-10T13:00:00Z cancelled']);
+    expect(await listed(event, 'time_min=2026-12-08T00:00:00Z&time_max=2026-12-09T00:00:00Z')).toEqual([]);
+    expect(await listed(event, 'time_min=2026-12-15T00:00:00Z')).toEqual(['20261215T090000Z@2026-12-15T09:00:00Z cancelled']);
+  });
+
+  it('leaves out moved occurrences that a changed start of the event no longer produces', async () => {
+    const event = await weekly(3);
+    await move(event, '20261208T090000Z', '2026-12-10T13:00:00Z', '2026-12-10T14:00:00Z');
+    await move(event, '20261215T090000Z', '2026-12-16T13:00:00Z', '2026-12-16T14:00:00Z');
+    const patched = await send(app, 'PATCH', `/events/${event.id}?suppress_email_notification=true`, {
+      token: alice.accessToken,
+      body: { starts_at: at('2026-12-01T09:30:00Z'), ends_at: at('2026-12-01T10:30:00Z') },
+    });
+    expect(patched.status).toBe(200);
+    const now = ['20261201T093000Z@2026-12-01T09:30:00Z', '20261208T093000Z@2026-12-08T09:30:00Z', '20261215T093000Z@2026-12-15T09:30:00Z'];
+    expect(await listed(event, '')).toEqual(now);
+    const { items } = await allPages(app, alice.accessToken, `/events/${event.id}/instances?per_page=1`);
+    expect(items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`)).toEqual(now);
+    expect(await listed(event, 'time_min=2026-12-10T00:00:00Z&time_max=2026-12-11T00:00:00Z')).toEqual([]);
+  });
+
+  it('moves the single instance of a non-recurring event too', async () => {
+    const single = await createEvent(app, alice);
+    await move(single, '20261201T090000Z', '2026-12-03T09:00:00Z', '2026-12-03T10:00:00Z');
+    expect(await listed(single, 'time_min=2026-12-03T00:00:00Z&time_max=2026-12-04T00:00:00Z')).toEqual(['20261201T090000Z@2026-12-03T09:00:00Z']);
+    expect(await listed(single, 'time_min=2026-12-01T00:00:00Z&time_max=2026-12-02T00:00:00Z')).toEqual([]);
+  });
+});
+
 describe('get_event_instance', () => {
   it('answers an occurrence, and 404 for a start that is none', async () => {
     const event = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5', 'EXDATE:20261215T090000Z'] }));

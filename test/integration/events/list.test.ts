@@ -137,6 +137,70 @@ describe('get_events filters', () => {
     expect(await range('time_max=2026-12-31T00:00:00Z')).toEqual([weekly.id]);
   });
 
+  it('includes a series in the range of a moved occurrence, also past its last end or before its first start', async () => {
+    const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5'] }), '?suppress_email_notification=true'); // Dec 1 … Dec 29
+    const range = async (q: string) => ids((await list(q)).json);
+    const move = async (id: string, start: string, end: string) => {
+      const res = await send(app, 'PATCH', `/events/${weekly.id}/instances/${id}`, { token: alice.accessToken, body: { starts_at: at(start), ends_at: at(end) } });
+      expect(res.status, JSON.stringify(res.json)).toBe(200);
+    };
+    const january = 'time_min=2027-01-05T00:00:00Z&time_max=2027-01-06T00:00:00Z';
+    const november = 'time_min=2026-11-20T00:00:00Z&time_max=2026-11-21T00:00:00Z';
+    expect(await range(january)).toEqual([]);
+
+    // the last occurrence moved past the series' end, the first before its start
+    await move('20261229T090000Z', '2027-01-05T09:00:00Z', '2027-01-05T10:00:00Z');
+    await move('20261201T090000Z', '2026-11-20T09:00:00Z', '2026-11-20T10:00:00Z');
+    const withExceptions = [weekly.id, `${weekly.id}_20261201T090000Z`, `${weekly.id}_20261229T090000Z`];
+    expect(await range(january)).toEqual(withExceptions);
+    expect(await range(november)).toEqual(withExceptions);
+    expect(await range('time_min=2027-01-05T10:00:00Z')).toEqual(withExceptions);
+    expect(await range('time_min=2027-01-05T10:00:01Z')).toEqual([]);
+    expect(await range('time_max=2026-11-20T09:00:00Z')).toEqual(withExceptions);
+    expect(await range('time_max=2026-11-20T08:59:59Z')).toEqual([]);
+
+    // a cancelled occurrence stays where it is, and so does the series' span
+    await send(app, 'PATCH', `/events/${weekly.id}/instances/20261229T090000Z`, { token: alice.accessToken, body: { status: 'cancelled' } });
+    expect(await range(january)).toEqual(withExceptions);
+
+    // moved back into the series, it no longer reaches January
+    await move('20261229T090000Z', '2026-12-29T09:00:00Z', '2026-12-29T10:00:00Z');
+    expect(await range(january)).toEqual([]);
+    expect(await range(november)).toEqual(withExceptions);
+    // a changed start leaves the exceptions describing no occurrence; a changed pattern drops them
+    const patch = (body: unknown) => send(app, 'PATCH', `/events/${weekly.id}?suppress_email_notification=true`, { token: alice.accessToken, body });
+    expect((await patch({ starts_at: at('2026-12-01T09:30:00Z'), ends_at: at('2026-12-01T10:30:00Z') })).status).toBe(200);
+    expect(await range(november)).toEqual([]);
+    expect((await patch({ starts_at: at('2026-12-01T09:00:00Z'), ends_at: at('2026-12-01T10:00:00Z') })).status).toBe(200);
+    expect(await range(november)).toEqual(withExceptions);
+    expect((await patch({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=4'] })).status).toBe(200);
+    expect(await range(november)).toEqual([]);
+
+    // the single instance of a non-recurring event moves the event's span
+    const single = await hourAt('2027-02-01T09:00:00Z');
+    const moved = await send(app, 'PATCH', `/events/${single.id}/instances/20270201T090000Z`, { token: alice.accessToken, body: { starts_at: at('2027-02-03T09:00:00Z'), ends_at: at('2027-02-03T10:00:00Z') } });
+    expect(moved.status).toBe(200);
+    expect(await range('time_min=2027-02-03T00:00:00Z&time_max=2027-02-04T00:00:00Z')).toEqual([single.id]);
+  });
+
+  it('widens a series\' span by every one of its occurrences moved at once', async () => {
+    const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=8'] }), '?suppress_email_notification=true'); // Dec 1 … Jan 19
+    const targets = ['2027-02-01', '2027-02-02', '2027-02-03', '2027-02-04', '2027-02-05', '2027-02-06'];
+    const originals = ['20261201', '20261208', '20261215', '20261222', '20261229', '20270105'];
+    const answers = await Promise.all(
+      targets.map((day, i) =>
+        send(app, 'PATCH', `/events/${weekly.id}/instances/${originals[i]}T090000Z`, {
+          token: alice.accessToken,
+          body: { starts_at: at(`${day}T09:00:00Z`), ends_at: at(`${day}T10:00:00Z`) },
+        }),
+      ),
+    );
+    expect(answers.map((a) => a.status)).toEqual(targets.map(() => 200));
+    // the latest of them decides: none may have written its span without seeing the others
+    expect(ids((await list('time_min=2027-02-06T09:30:00Z')).json)[0]).toBe(weekly.id);
+    expect(ids((await list('time_min=2027-02-06T10:00:01Z')).json)).toEqual([]);
+  });
+
   it('filters by favorites, adhoc, time_independent and invite_status', async () => {
     const bob = await app.login('bob');
     const plain = await hourAt('2026-12-01T09:00:00Z');

@@ -69,7 +69,10 @@ describe('query counts', () => {
   it('get_event and get_event_instances read the event once', async () => {
     const [event] = (await service.list(caller, { per_page: 1 })).items;
     expect(await queriesOf(() => service.get(caller, event!.id, 0))).toBe(1);
-    // the view, then the page's exceptions
+    // the view, then the exceptions of the page's original slots and its moved occurrences, in one query
     expect(await queriesOf(() => service.instances(caller, event!.id, { per_page: 10 }))).toBe(2);
+    // and so does every next page
+    const { next } = await service.instances(caller, event!.id, { per_page: 1 });
+    expect(await queriesOf(() => service.instances(caller, event!.id, { per_page: 1, cursor: next }))).toBe(2);
   });
 });

@@ -111,11 +111,28 @@ describe('signaling timer', () => {
     await quiet(everyone);
   });
 
-  it('answers a duration that is not a number as a malformed command', async () => {
-    const { alice } = await threeInARoom();
-    alice.command('timer', 'start', { kind: 'countdown', duration: '60', enable_ready_check: false });
-    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message', details: { namespace: 'timer', action: 'start' } });
-    await quiet([alice]);
+  it('answers a countdown duration of the wrong type with invalid_duration, and a frame malformed otherwise as a malformed command', async () => {
+    const { alice, everyone } = await threeInARoom();
+    for (const duration of ['5', '60', true, {}, { seconds: 60 }, [60], null]) {
+      alice.command('timer', 'start', { kind: 'countdown', duration, enable_ready_check: false });
+      expect((await alice.next('timer', 'error')).payload, JSON.stringify(duration)).toEqual({ message: 'error', error: 'invalid_duration' });
+    }
+    // the duration is fine or wrong: another field is malformed, which is the generic answer
+    for (const malformed of [
+      { kind: 'hourglass', duration: '5', enable_ready_check: false },
+      { kind: 'countdown', duration: '5', enable_ready_check: 'yes' },
+      { kind: 'countdown', duration: 60 },
+    ]) {
+      alice.command('timer', 'start', malformed);
+      expect((await alice.next('control', 'error')).payload, JSON.stringify(malformed)).toMatchObject({
+        error: 'invalid_message',
+        details: { namespace: 'timer', action: 'start' },
+      });
+    }
+    await quiet(everyone);
+    // a stopwatch ignores its duration, whatever it is
+    alice.command('timer', 'start', { ...STOPWATCH, duration: 'never' });
+    await sameForAll(everyone, 'started');
   });
 
   it('takes a title and a reason of 255 characters and a style of 64, and refuses one more as a malformed command', async () => {

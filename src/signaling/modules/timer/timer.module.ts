@@ -238,9 +238,13 @@ function defaultStore(deps: ModuleDeps): TimerStore {
   return deps.redis ? createRedisTimerStore(deps.redis) : createLocalTimerStore();
 }
 
-/** A countdown's `ends_at`, or undefined when `duration` is not whole seconds ≥ 1 or ends past what RFC 3339 can write. */
-function countdownEnd(nowMs: number, duration: number | undefined): string | undefined {
-  if (duration === undefined || !Number.isInteger(duration) || duration < 1) return undefined;
+/**
+ * A countdown's `ends_at`, or undefined when `duration` is not whole seconds ≥ 1 or ends past what
+ * RFC 3339 can write. The frame's schema lets any JSON value through as `duration`, so that one of
+ * the wrong type (`"5"`, `true`, an object) is `invalid_duration` here like `1.5` or `0`.
+ */
+function countdownEnd(nowMs: number, duration: unknown): string | undefined {
+  if (typeof duration !== 'number' || !Number.isInteger(duration) || duration < 1) return undefined;
   const endMs = nowMs + duration * 1000;
   return endMs <= LATEST_END_MS ? new Date(endMs).toISOString() : undefined;
 }
