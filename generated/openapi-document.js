@@ -2759,6 +2759,11 @@ export const openapiDocument = {
         "responses": {
           "200": {
             "description": "The room's event.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {

@@ -4398,6 +4398,7 @@ export interface operations {
             /** @description The room's event. */
             200: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -18,7 +18,7 @@ import { createRedisWindowCounter } from './domain/caps/redis-window-counter.js'
 import { createTicketCaps } from './domain/tickets/ticket-caps.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
-import { loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
+import { configuredTariffCatalog, loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
 import { createUserService } from './domain/users/users.service.js';
 import { createHttpApp } from './http/app.js';
 import { errors } from './http/errors.js';
@@ -81,7 +81,12 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const devProvider = mode === 'dev' ? await devProviderFromConfig(config) : undefined;
     const identity = await createIdentity(config, { devProvider, fetch: options.fetch });
     // the configuration's tariffs and those created with `convene tariffs create`, as they are now
-    const tariffs = await loadTariffCatalog(database.db, config.tariffs);
+    // a database that is down at start (one the caller opened) must not stop the service: it answers
+    // 503 until the database is back, and the stored tariffs come with the next refresh
+    const tariffs = await loadTariffCatalog(database.db, config.tariffs).catch((err: unknown) => {
+      logger.warn({ err }, 'the stored tariffs could not be read; the configured ones serve until the next refresh');
+      return configuredTariffCatalog(config.tariffs);
+    });
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
     const users = createUserService({ db: database.db, config, tariffs, directory });
     const assetStorage = await assetStorageFromConfig(config);

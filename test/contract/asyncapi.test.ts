@@ -179,9 +179,11 @@ describe('malformed frames fail', () => {
     expect(validate_timer_start({ namespace: 'timer', payload: noReady })).toBe(false);
   });
 
-  it('timer start: a non-number duration fails the schema; numeric but invalid ones reach the module', () => {
-    expect(validate_timer_start({ namespace: 'timer', payload: { ...start, duration: '60' } })).toBe(false);
-    for (const duration of [0, -5, 1.5]) expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, duration } });
+  it('timer start: every duration reaches the module, which judges it (invalid_duration), whatever its type', () => {
+    for (const duration of [0, -5, 1.5, '60', true, null, { seconds: 60 }, [60]]) {
+      expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, duration } });
+    }
+    expect(validate_timer_start({ namespace: 'timer', payload: { ...start, kind: 'hourglass' } })).toBe(false);
     expectValid(validate_timer_start, { namespace: 'timer', payload: { ...start, kind: 'stopwatch', duration: undefined } });
   });
 

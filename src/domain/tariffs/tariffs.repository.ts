@@ -13,6 +13,11 @@ export async function loadTariffCatalog(db: Kysely<DB>, config: Config['tariffs'
   return createTariffCatalog(config, SIGNALING_MODULES, await storedTariffDefinitions(db));
 }
 
+/** The configuration's tariffs alone: what a service serves while the database cannot be read. */
+export function configuredTariffCatalog(config: Config['tariffs']): TariffCatalog {
+  return createTariffCatalog(config, SIGNALING_MODULES);
+}
+
 /** Every stored tariff by name, in the configuration's shape. */
 export async function storedTariffDefinitions(db: Kysely<DB>): Promise<Record<string, TariffDefinition>> {
   const rows = await db.selectFrom('tariffs').select(['name', 'quotas', 'disabled_modules', 'disabled_features']).orderBy('name').execute();
