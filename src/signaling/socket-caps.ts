@@ -11,7 +11,7 @@ import type { Config } from '../config/schema.js';
 import { trustedProxies, type TrustProxy } from '../config/trust-proxy.js';
 import { createLocalOpenCounter, type Acquired, type OpenCounter } from '../domain/caps/open-counter.js';
 import { createRedisOpenCounter } from '../domain/caps/redis-open-counter.js';
-import type { CappedKey } from '../domain/caps/window-counter.js';
+import { cappedKeys } from '../domain/caps/capped-keys.js';
 import type { InstanceLiveness } from './instance-liveness.js';
 import type { ParticipantIdentity } from './store/signaling-store.js';
 
@@ -22,20 +22,10 @@ export interface SocketCaps {
 
 export function createSocketCaps(caps: Config['signaling_caps'], shared?: { redis: Redis; liveness: InstanceLiveness }): SocketCaps {
   const counter: OpenCounter = shared ? createRedisOpenCounter(shared.redis, shared.liveness) : createLocalOpenCounter();
-  const keysOf = (who: ParticipantIdentity, source: string): CappedKey[] => {
-    const bySource = { key: `sockets:src:${source}`, limit: caps.sockets_per_source };
-    switch (who.kind) {
-      case 'user':
-        return [{ key: `sockets:user:${who.userId}`, limit: caps.sockets_per_user }, bySource];
-      case 'guest':
-        return [{ key: `sockets:code:${who.inviteCode}`, limit: caps.sockets_per_invite_code }, bySource];
-      case 'sip':
-        return [];
-    }
-  };
+  const limits = { perUser: caps.sockets_per_user, perInviteCode: caps.sockets_per_invite_code, perSource: caps.sockets_per_source };
   return {
     async acquire(who, source) {
-      const keys = keysOf(who, source);
+      const keys = cappedKeys('sockets', who, source, limits);
       if (keys.length === 0) return { acquired: true, release: async () => {} };
       return counter.acquire(keys);
     },

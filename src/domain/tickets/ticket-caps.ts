@@ -8,7 +8,8 @@
 import type { Config } from '../../config/schema.js';
 import { errors } from '../../http/errors.js';
 import type { ParticipantIdentity } from '../../signaling/store/signaling-store.js';
-import type { CappedKey, WindowCounter } from '../caps/window-counter.js';
+import { cappedKeys } from '../caps/capped-keys.js';
+import type { WindowCounter } from '../caps/window-counter.js';
 
 export interface TicketCaps {
   /** Counts a ticket for `who` from `source`, or throws 429 `too_many_tickets` when a cap is reached. */
@@ -16,20 +17,10 @@ export interface TicketCaps {
 }
 
 export function createTicketCaps(caps: Config['signaling_caps'], counter: WindowCounter): TicketCaps {
-  const keysOf = (who: ParticipantIdentity, source: string): CappedKey[] => {
-    const bySource = { key: `tickets:src:${source}`, limit: caps.tickets_per_source };
-    switch (who.kind) {
-      case 'user':
-        return [{ key: `tickets:user:${who.userId}`, limit: caps.tickets_per_user }, bySource];
-      case 'guest':
-        return [{ key: `tickets:code:${who.inviteCode}`, limit: caps.tickets_per_invite_code }, bySource];
-      case 'sip':
-        return [];
-    }
-  };
+  const limits = { perUser: caps.tickets_per_user, perInviteCode: caps.tickets_per_invite_code, perSource: caps.tickets_per_source };
   return {
     async take(who, source) {
-      const keys = keysOf(who, source);
+      const keys = cappedKeys('tickets', who, source, limits);
       if (keys.length === 0) return;
       const taken = await counter.take(keys, caps.tickets_window_seconds * 1000);
       if (!taken.taken) throw errors.tooManyTickets(Math.max(1, Math.ceil(taken.retryAfterMs / 1000)));
