@@ -41,10 +41,12 @@ const config = loadConfig({
     oidc: { issuer: issuer.issuer, client_id: 'convene' },
     dev: { identity_provider: false },
     logging: { level: 'warn' },
-    // every socket comes from 127.0.0.1 (1,000 at the default size), and churning guests take a new
-    // ticket every few seconds with their room's one invite code: the per-source and per-code caps
-    // would refuse them (the caps have tests of their own)
+    // every socket comes from 127.0.0.1 (1,000 at the default size), churning guests take a new
+    // ticket every few seconds with their room's one invite code, and each room's owner and moderator
+    // starts again and again: the caps would refuse them (the caps have tests of their own)
     signaling_caps: {
+      tickets_per_user: 1_000_000,
+      sockets_per_user: 1_000_000,
       tickets_per_invite_code: 1_000_000,
       tickets_per_source: 1_000_000,
       sockets_per_invite_code: 1_000_000,
