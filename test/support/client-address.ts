@@ -16,8 +16,12 @@ import type { Answer } from './signaling.js';
  */
 export const freshLoopback = () => `127.${randomInt(1, 255)}.${randomInt(0, 256)}.${randomInt(1, 255)}`;
 
-/** A documentation address (TEST-NET-3) as a client's claimed or forwarded address. */
-export const freshClaim = () => `203.0.113.${randomInt(1, 255)}`;
+/**
+ * A documentation address (2001:db8::/32) as a client's claimed or forwarded address: drawn from 2^48
+ * so that two never meet (TEST-NET-3's 254 made a fresh claim equal the test's client now and then,
+ * and inherit its count).
+ */
+export const freshClaim = () => `2001:db8:${[0, 0, 0].map(() => randomInt(0x10000).toString(16)).join(':')}::1`;
 
 /** `POST /v1/invite/verify` with a random (unknown) code, from `localAddress` to `baseUrl`. */
 export function wrongCodeFrom(baseUrl: string, localAddress: string, forwardedFor?: string): Promise<Answer<any>> {

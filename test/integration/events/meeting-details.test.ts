@@ -124,6 +124,8 @@ describe('get_room_event and show_meeting_details', () => {
 
     const older = await insertInvite(app, event.room.id, owner, { expiration: new Date(Date.now() + 3_600_000) });
     await insertInvite(app, event.room.id, owner);
+    // two inserts can share a timestamp (the embedded database's clock): make the first the older one
+    await dbOf(app).updateTable('room_invites').set({ created_at: new Date(Date.now() - 60_000) }).where('code', '=', older).execute();
     expect((await details()).invite_code_id).toBe(older);
   });
 
