@@ -5591,17 +5591,26 @@ export const openapiDocument = {
               {
                 "required": [
                   "is_all_day"
-                ]
+                ],
+                "properties": {
+                  "is_all_day": {}
+                }
               },
               {
                 "required": [
                   "starts_at"
-                ]
+                ],
+                "properties": {
+                  "starts_at": {}
+                }
               },
               {
                 "required": [
                   "ends_at"
-                ]
+                ],
+                "properties": {
+                  "ends_at": {}
+                }
               },
               {
                 "required": [
@@ -5618,10 +5627,31 @@ export const openapiDocument = {
           }
         },
         "else": {
-          "required": [
-            "is_all_day",
-            "starts_at",
-            "ends_at"
+          "allOf": [
+            {
+              "required": [
+                "is_all_day"
+              ],
+              "properties": {
+                "is_all_day": {}
+              }
+            },
+            {
+              "required": [
+                "starts_at"
+              ],
+              "properties": {
+                "starts_at": {}
+              }
+            },
+            {
+              "required": [
+                "ends_at"
+              ],
+              "properties": {
+                "ends_at": {}
+              }
+            }
           ]
         },
         "example": {
@@ -5716,17 +5746,26 @@ export const openapiDocument = {
               {
                 "required": [
                   "is_all_day"
-                ]
+                ],
+                "properties": {
+                  "is_all_day": {}
+                }
               },
               {
                 "required": [
                   "starts_at"
-                ]
+                ],
+                "properties": {
+                  "starts_at": {}
+                }
               },
               {
                 "required": [
                   "ends_at"
-                ]
+                ],
+                "properties": {
+                  "ends_at": {}
+                }
               },
               {
                 "required": [
@@ -5974,26 +6013,56 @@ export const openapiDocument = {
               {
                 "required": [
                   "is_all_day"
-                ]
+                ],
+                "properties": {
+                  "is_all_day": {}
+                }
               },
               {
                 "required": [
                   "starts_at"
-                ]
+                ],
+                "properties": {
+                  "starts_at": {}
+                }
               },
               {
                 "required": [
                   "ends_at"
-                ]
+                ],
+                "properties": {
+                  "ends_at": {}
+                }
               }
             ]
           }
         },
         "else": {
-          "required": [
-            "is_all_day",
-            "starts_at",
-            "ends_at"
+          "allOf": [
+            {
+              "required": [
+                "is_all_day"
+              ],
+              "properties": {
+                "is_all_day": {}
+              }
+            },
+            {
+              "required": [
+                "starts_at"
+              ],
+              "properties": {
+                "starts_at": {}
+              }
+            },
+            {
+              "required": [
+                "ends_at"
+              ],
+              "properties": {
+                "ends_at": {}
+              }
+            }
           ]
         },
         "example": {

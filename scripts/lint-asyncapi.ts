@@ -1,5 +1,6 @@
 // Lints spec/asyncapi.yaml with the AsyncAPI parser (its schema validation plus its Spectral ruleset).
-// Prints every diagnostic; exits 1 when any has error severity, so `npm run lint:spec` fails on them.
+// Prints every diagnostic; exits 1 when any is an error or a warning, so `npm run lint:spec` fails on
+// both (as Redocly's recommended-strict does for the OpenAPI document). Infos and hints are printed only.
 import { readFileSync } from 'node:fs';
 import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
 
@@ -16,6 +17,8 @@ for (const d of diagnostics) {
   const where = d.path.length > 0 ? d.path.join('.') : '(document)';
   console.log(`${file}:${d.range.start.line + 1} ${SEVERITY[d.severity] ?? d.severity} ${d.code} at ${where}: ${d.message}`);
 }
-const errors = diagnostics.filter((d) => d.severity === DiagnosticSeverity.Error).length;
-console.log(`${file}: ${errors} errors, ${diagnostics.length - errors} other diagnostics`);
-process.exit(errors > 0 ? 1 : 0);
+const count = (severity: DiagnosticSeverity) => diagnostics.filter((d) => d.severity === severity).length;
+const errors = count(DiagnosticSeverity.Error);
+const warnings = count(DiagnosticSeverity.Warning);
+console.log(`${file}: ${errors} errors, ${warnings} warnings, ${diagnostics.length - errors - warnings} other diagnostics`);
+process.exit(errors + warnings > 0 ? 1 : 0);
