@@ -1,10 +1,12 @@
 /**
  * The contract as JSON at /v1/openapi.json and a rendered reference at /docs (Swagger UI served from
- * the installed swagger-ui-dist package: no CDN, works offline).
+ * the installed swagger-ui-dist package: no CDN, works offline). The signaling contract is served
+ * whole beside it: /v1/asyncapi.json and /v1/asyncapi.yaml (spec/asyncapi.yaml as written).
  */
 import express, { type Router } from 'express';
 import { createRequire } from 'node:module';
 import { dirname } from 'node:path';
+import { asyncapiDocument, asyncapiYaml } from '../../generated/signaling/asyncapi-document.js';
 
 const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-dist/package.json'));
 
@@ -41,6 +43,13 @@ export function docsRouter(document: Record<string, unknown>): Router {
   const json = JSON.stringify(document);
   router.get('/v1/openapi.json', (_req, res) => {
     res.type('application/json').send(json);
+  });
+  const asyncapiJson = JSON.stringify(asyncapiDocument);
+  router.get('/v1/asyncapi.json', (_req, res) => {
+    res.type('application/json').send(asyncapiJson);
+  });
+  router.get('/v1/asyncapi.yaml', (_req, res) => {
+    res.type('application/yaml').send(asyncapiYaml);
   });
   router.get(['/docs', '/docs/'], (_req, res) => {
     res.type('html').send(page);
