@@ -250,7 +250,9 @@ describe('health, docs, spec and metrics', () => {
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('swagger-ui-bundle.js');
-    expect(html).not.toMatch(/https?:\/\//);
+    // nothing loaded from elsewhere (the rendered signaling contract mentions URLs in its text)
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(html).toContain('id="signaling-reference"');
     const bundle = await fetch(`${app.url}/docs/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
