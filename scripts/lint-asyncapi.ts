@@ -1,6 +1,6 @@
 // Lints spec/asyncapi.yaml with the AsyncAPI parser (its schema validation plus its Spectral ruleset).
 // Prints every diagnostic; exits 1 when any is an error or a warning, so `npm run lint:spec` fails on
-// them (information and hints, such as a newer AsyncAPI version existing, are printed only).
+// both (as Redocly's recommended-strict does for the OpenAPI document). Infos and hints are printed only.
 import { readFileSync } from 'node:fs';
 import { Parser, DiagnosticSeverity } from '@asyncapi/parser';
 
@@ -18,6 +18,7 @@ for (const d of diagnostics) {
   console.log(`${file}:${d.range.start.line + 1} ${SEVERITY[d.severity] ?? d.severity} ${d.code} at ${where}: ${d.message}`);
 }
 const count = (severity: DiagnosticSeverity) => diagnostics.filter((d) => d.severity === severity).length;
-const [errors, warnings] = [count(DiagnosticSeverity.Error), count(DiagnosticSeverity.Warning)];
+const errors = count(DiagnosticSeverity.Error);
+const warnings = count(DiagnosticSeverity.Warning);
 console.log(`${file}: ${errors} errors, ${warnings} warnings, ${diagnostics.length - errors - warnings} other diagnostics`);
 process.exit(errors + warnings > 0 ? 1 : 0);

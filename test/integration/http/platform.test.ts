@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { readFileSync } from 'node:fs';
+import { parse } from 'yaml';
 import { openapiDocument } from '../../../generated/openapi-document.js';
 import { NOT_YET_IMPLEMENTED } from '../../../src/http/handlers/not-yet.js';
 import { operations } from '../../../generated/operations.js';
@@ -225,12 +227,32 @@ describe('health, docs, spec and metrics', () => {
     expect(await res.json()).toEqual(openapiDocument);
   });
 
+  // Read from the spec file itself, not the generated module the service serves, so a stale
+  // generated copy fails here.
+  const asyncapiSource = readFileSync(new URL('../../../spec/asyncapi.yaml', import.meta.url), 'utf8');
+
+  it('serves the signaling contract at /v1/asyncapi.json', async () => {
+    const res = await fetch(`${app.url}/v1/asyncapi.json`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/json\b/);
+    expect(await res.json()).toEqual(parse(asyncapiSource));
+  });
+
+  it('serves the signaling contract as written at /v1/asyncapi.yaml', async () => {
+    const res = await fetch(`${app.url}/v1/asyncapi.yaml`);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toMatch(/^application\/yaml\b/);
+    expect(await res.text()).toBe(asyncapiSource);
+  });
+
   it('serves a rendered reference at /docs with its assets, offline', async () => {
     const page = await fetch(`${app.url}/docs`);
     expect(page.status).toBe(200);
     const html = await page.text();
     expect(html).toContain('swagger-ui-bundle.js');
-    expect(html).not.toMatch(/https?:\/\//);
+    // nothing loaded from elsewhere (the rendered signaling contract mentions URLs in its text)
+    expect(html).not.toMatch(/(src|href)="(https?:)?\/\//);
+    expect(html).toContain('id="signaling-reference"');
     const bundle = await fetch(`${app.url}/docs/swagger-ui-bundle.js`);
     expect(bundle.status).toBe(200);
     expect((await bundle.arrayBuffer()).byteLength).toBeGreaterThan(100_000);
