@@ -45,11 +45,17 @@ export function signalingUrl(base: string | URL): string {
   return url.href;
 }
 
+/** The WebSocket class to use: the one given, else the global one; none at all throws a TypeError. */
+function webSocketClass(options: Pick<ConnectOptions, 'WebSocket'>): WebSocketConstructor {
+  const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
+  if (!Socket) throw new TypeError('no WebSocket here: pass one (e.g. the ws package\'s) as `WebSocket`');
+  return Socket;
+}
+
 /** Opens the socket with the ticket and resolves once it is open (a refusal rejects with a `SignalingConnectError`). */
 export async function connectSignaling(options: ConnectOptions): Promise<SignalingConnection> {
   const check: FrameCheck | undefined = options.validate ? (await import('./signaling-contract.js')).checkServerFrame : undefined;
-  const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (!Socket) throw new TypeError('no WebSocket here: pass one (e.g. the ws package\'s) as `WebSocket`');
+  const Socket = webSocketClass(options);
   const protocols = options.protocol === undefined ? [DEFAULT_SIGNALING_PROTOCOL] : [options.protocol].flat();
   const connection = new SignalingConnection(new Socket(signalingUrl(options.url), [...protocols, `ticket#${options.ticket}`]), { check });
   await connection.opened;
@@ -76,6 +82,8 @@ export type StartedSignaling = SignalingConnection & { readonly resumption: stri
  */
 export async function startSignaling(http: Client<paths>, options: StartOptions): Promise<StartedSignaling> {
   const { roomId, inviteCode, password, resumption, ...connect } = options;
+  // checked before the start: a ticket is good for one socket only, so failing after it would waste it
+  const WebSocket = webSocketClass(connect);
   const body = { ...(password !== undefined ? { password } : {}), ...(resumption !== undefined ? { resumption } : {}) };
   const path = { room_id: roomId };
   const answer =
@@ -83,6 +91,6 @@ export async function startSignaling(http: Client<paths>, options: StartOptions)
       ? await http.POST('/rooms/{room_id}/start', { params: { path }, body })
       : await http.POST('/rooms/{room_id}/start_invited', { params: { path }, body: { invite_code: inviteCode, ...body } });
   if (!answer.data) throw new SignalingStartError(answer.response.status, answer.error);
-  const connection = await connectSignaling({ ...connect, ticket: answer.data.ticket });
+  const connection = await connectSignaling({ ...connect, WebSocket, ticket: answer.data.ticket });
   return Object.assign(connection, { resumption: answer.data.resumption });
 }

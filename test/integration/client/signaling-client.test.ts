@@ -325,6 +325,30 @@ describe('opening', () => {
   });
 });
 
+describe('starting without a WebSocket', () => {
+  it('throws before the start: no request is sent, so no ticket is spent', async () => {
+    const { moderator } = await room();
+    if ('inviteCode' in moderator) throw new Error('the moderator starts with a token');
+    const requests: string[] = [];
+    const http = createHttpClient({ baseUrl: `${app.url}/v1`, token: moderator.token, fetch: (input, init) => {
+      const request = new Request(input, init);
+      request.headers.set('x-forwarded-for', freshSource());
+      requests.push(request.url);
+      return fetch(request);
+    } });
+    const global = globalThis as { WebSocket?: unknown };
+    const saved = global.WebSocket;
+    delete global.WebSocket;
+    try {
+      const failed = await startSignaling(http, { url: app.url, roomId: moderator.roomId }).catch((err: unknown) => err);
+      expect(failed).toBeInstanceOf(TypeError);
+      expect(requests).toEqual([]);
+    } finally {
+      global.WebSocket = saved;
+    }
+  });
+});
+
 describe('signalingUrl', () => {
   it('turns a server URL into the socket URL', () => {
     expect(signalingUrl('http://localhost:11311')).toBe('ws://localhost:11311/signaling');
