@@ -1,6 +1,6 @@
 /**
  * Whether an event shows its meeting details (an invite code, the call-in number, id and PIN, the
- * streams' public URLs) to everyone who may read the room's event (reference opentalk.md §2.2,
+ * streams' public URLs) to everyone who may read the room's event (as the reference controller's
  * `show_meeting_details`). Existing events keep them hidden, as the reference's default is.
  *
  * Frozen in time: this file imports nothing from `src/`. One statement per query (PGlite).
