@@ -25,6 +25,7 @@ import { describe, expect, it } from 'vitest';
 import { propertyRuns } from '../support/hostile/runs.js';
 import { contractCommands, expectedAnswer, Frame, hostileFrames, type Expected } from '../support/hostile/signaling-frames.js';
 import type { ServerFrame, SignalingClient, Starter } from '../support/signaling-client.js';
+import { insertInvite } from '../support/invites.js';
 import { roomKeysLeft, useSignalingRooms } from '../support/signaling-rooms.js';
 import { redisUrl } from '../support/signaling.js';
 
@@ -67,6 +68,8 @@ describe('hostile signaling frames', () => {
     // the invited user, until a ban: then another one
     let invited = subjectOf(await invitee('user'));
     const user = async (): Promise<Starter> => ({ roomId, token: await app.issuer.accessToken({ sub: invited }) });
+    // the guest, until a ban deactivates its invite code: then a guest with a new code of the room
+    let guestStart = guest;
     const knownIds = new Set<string>();
     const outcomes = new Map<string, number>();
     let probes = 0;
@@ -137,6 +140,7 @@ describe('hostile signaling frames', () => {
       }
       // a banned user cannot come back: another invitee takes the place
       if (last === 'banned' && slot.name === 'user') invited = subjectOf(await invitee('user'));
+      if (last === 'banned' && slot.name === 'guest') guestStart = { roomId, inviteCode: await insertInvite(app, roomId, owner) };
       return openSlot(slot.name, slot.starter, slot.joins);
     }
 
@@ -153,7 +157,7 @@ describe('hostile signaling frames', () => {
 
     let slots: Slot[] = [
       await openSlot('owner', moderator, true),
-      await openSlot('guest', async () => guest, true),
+      await openSlot('guest', async () => guestStart, true),
       await openSlot('user', user, true),
       await openSlot('unjoined', moderator, false),
     ];
