@@ -92,10 +92,14 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     for (const error of validate.errors ?? []) if (!trustProxyErrors.includes(error)) problems.push(describe(error, sources));
     if (trustProxyErrors.length > 0) problems.push(trustProxyMessage((merged.http as Plain).trust_proxy, sources));
   } else {
-    const { tariffs, http } = merged as unknown as Config;
+    const { tariffs, http, metrics } = merged as unknown as Config;
     for (const entry of Array.isArray(http.trust_proxy) ? http.trust_proxy : []) {
       const problem = trustedProxyProblem(entry);
       if (problem) problems.push(`configuration: http.trust_proxy: ${problem}${from(sources, ['http', 'trust_proxy'])}`);
+    }
+    for (const entry of metrics.allow) {
+      const problem = trustedProxyProblem(entry);
+      if (problem) problems.push(`configuration: metrics.allow: ${problem}${from(sources, ['metrics', 'allow'])}`);
     }
     if (!Object.hasOwn(tariffs.definitions, tariffs.default)) {
       const source = from(sources, ['tariffs', 'default']) || from(sources, ['tariffs', 'definitions']);

@@ -90,7 +90,13 @@ export interface Config {
   };
   /** `["*"]` allows any origin. */
   cors: { origins: string[] };
-  logging: { level: string };
+  /** `access_log`: one line per request at `info` (off: at `debug`, as before). */
+  logging: { level: string; access_log: boolean };
+  /**
+   * Who may read `/metrics` on the API port: the socket peers (never X-Forwarded-For) in these
+   * addresses or networks, or Express's names (`loopback`, `linklocal`, `uniquelocal`); `[]` closes it.
+   */
+  metrics: { allow: string[] };
   users: { default_language: string; avatar_base_url: string; find_limit: number };
   /** Uploaded room assets; `dir` defaults to `<database.data_dir>/assets`. */
   assets: { max_upload_bytes: number; dir?: string };
@@ -247,6 +253,10 @@ export const configSchema = {
     }),
     logging: section({
       level: { type: 'string', enum: ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'], default: 'info' },
+      access_log: { type: 'boolean', default: true },
+    }),
+    metrics: section({
+      allow: { type: 'array', items: { type: 'string', minLength: 1, maxLength: 64 }, maxItems: 100, default: ['loopback'] },
     }),
     users: section({
       default_language: { type: 'string', minLength: 1, maxLength: 35, default: 'en-US' },

@@ -6,6 +6,7 @@
  */
 import cors from 'cors';
 import express, { type NextFunction, type Request, type Response } from 'express';
+import proxyaddr from 'proxy-addr';
 import { randomUUID } from 'node:crypto';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
@@ -79,7 +80,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     res.setHeader('x-request-id', id);
     next();
   });
-  app.use(requestLogger(logger));
+  app.use(requestLogger(logger, { accessLog: config.logging.access_log }));
   const origins = config.cors.origins;
   app.use(
     cors({
@@ -91,7 +92,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     }),
   );
 
-  app.get('/metrics', async (_req, res) => {
+  // closed but to the networks `[metrics] allow` names, judged by the socket's peer (a proxy in front
+  // would otherwise let everyone through); others get the 404 of a path that does not exist
+  const mayReadMetrics = proxyaddr.compile(config.metrics.allow);
+  app.get('/metrics', async (req, res) => {
+    const peer = req.socket.remoteAddress ?? '';
+    if (!mayReadMetrics(peer, 0)) throw errors.routeNotFound(req.method, req.path);
     res.type(metrics.registry.contentType).send(await metrics.registry.metrics());
   });
   app.use(docsRouter(openapiDocument));

@@ -1,6 +1,7 @@
 /**
  * Each request's logger, made when something logs through it: `req.log` and `res.log` bind the
- * request's id, method and URL. The finished request is logged at debug, a 5xx at error. pino-http
+ * request's id, method and URL. The finished request is logged at info (the access log; at debug
+ * with `[logging] access_log = false`), a 5xx at error. pino-http
  * did the same but made the child logger for every request, its bindings serialised and redacted
  * even when nothing was logged, which cost a short request about 7% of its CPU (the HTTP benchmark's
  * profile, scripts/bench/RESULTS.md).
@@ -57,7 +58,7 @@ export function loggedUrl(url: string): string {
   return url.replace(INVITE_CODE_IN_PATH, '$1<invite code>');
 }
 
-export function requestLogger(logger: Logger) {
+export function requestLogger(logger: Logger, { accessLog }: { accessLog: boolean }) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = Date.now();
     // read now: a mounted router rewrites req.url while it runs
@@ -67,6 +68,7 @@ export function requestLogger(logger: Logger) {
     res.once('finish', () => {
       const details = { res: { statusCode: res.statusCode }, responseTime: Date.now() - started };
       if (res.statusCode >= 500) log.error(details, 'request errored');
+      else if (accessLog) log.info(details, 'request completed');
       else log.debug(details, 'request completed');
     });
     next();

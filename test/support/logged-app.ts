@@ -37,7 +37,7 @@ export async function startLoggedApp(overrides: Parameters<typeof startTestApp>[
   const base = await startTestApp(overrides);
   const lines: string[] = [];
   const logger = createLogger('trace', { write: (line: string) => void lines.push(line) });
-  const config: Config = { ...base.config, logging: { level: 'trace' } };
+  const config: Config = { ...base.config, logging: { ...base.config.logging, level: 'trace' } };
   const convene = await createConvene(config, { database: base.convene.database, logger });
   const address: AddressInfo = await convene.listen(0, '127.0.0.1');
   const url = `http://127.0.0.1:${address.port}`;

@@ -57,7 +57,8 @@ describe('loadConfig', () => {
         crash_sweep_interval_ms: 5000,
       },
       cors: { origins: ['*'] },
-      logging: { level: 'info' },
+      logging: { level: 'info', access_log: true },
+      metrics: { allow: ['loopback'] },
       users: { default_language: 'en-US', avatar_base_url: 'https://seccdn.libravatar.org/avatar/', find_limit: 20 },
       assets: { max_upload_bytes: 104857600 },
       smtp: { from: 'Convene <convene@localhost>' },
@@ -196,9 +197,9 @@ describe('loadConfig', () => {
   });
 
   it('names unknown keys and where they came from', () => {
-    const file = tomlFile('[http]\nprot = 8080\n[metrics]\nenabled = true\n');
+    const file = tomlFile('[http]\nprot = 8080\n[telemetry]\nenabled = true\n');
     expect(problems({ file, env: { CONVENE_OIDC__ISSUR: 'https://idp.example', CONVENE_SMTP__HOST__NAME: 'x' } })).toEqual([
-      `configuration: unknown key metrics (from ${file})`,
+      `configuration: unknown key telemetry (from ${file})`,
       `configuration: unknown key http.prot (from ${file})`,
       'configuration: unknown key oidc.issur (from CONVENE_OIDC__ISSUR)',
       'configuration: unknown key smtp.host (from CONVENE_SMTP__HOST__NAME)',

@@ -1,6 +1,7 @@
 /**
- * The per-request logger: what a finished request logs at which level, what `req.log` binds, and
- * that nothing is made or written for a request whose level is off.
+ * The per-request logger: what a finished request logs at which level (the access log at info, or at
+ * debug when it is switched off), what `req.log` binds, and that nothing is made or written for a
+ * request whose level is off.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -14,14 +15,14 @@ let server: Server | undefined;
 afterEach(() => new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve())));
 
 /** An app with the request logger over a logger writing JSON lines into `lines`; answers its URL. */
-async function appLogging(level: string, lines: Record<string, unknown>[]): Promise<string> {
+async function appLogging(level: string, lines: Record<string, unknown>[], accessLog = false): Promise<string> {
   const logger = pino({ level }, { write: (line: string) => void lines.push(JSON.parse(line)) });
   const app = express();
   app.use((_req, res, next) => {
     res.locals.requestId = 'req-1';
     next();
   });
-  app.use(requestLogger(logger));
+  app.use(requestLogger(logger, { accessLog }));
   const router = express.Router();
   router.get('/note', (req, res) => {
     req.log.info({ detail: 42 }, 'a note');
@@ -75,4 +76,24 @@ describe('requestLogger', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     expect(lines.map((line) => line.msg)).toEqual(['request errored']);
   });
+
+  it('writes one access-log line per request at info when the access log is on, and none at info when off', async () => {
+    const on: Record<string, unknown>[] = [];
+    const withAccessLog = await appLogging('info', on, true);
+    await fetch(`${withAccessLog}/ok?x=1`);
+    await fetch(`${withAccessLog}/fails`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(on).toMatchObject([
+      { level: 30, msg: 'request completed', req: { id: 'req-1', method: 'GET', url: '/ok?x=1' }, res: { statusCode: 200 } },
+      { level: 50, msg: 'request errored', res: { statusCode: 503 } },
+    ]);
+    await new Promise<void>((resolve) => server!.close(() => resolve()));
+
+    const off: Record<string, unknown>[] = [];
+    const withoutAccessLog = await appLogging('info', off, false);
+    await fetch(`${withoutAccessLog}/ok`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    expect(off).toEqual([]);
+  });
 });
+
