@@ -13,6 +13,7 @@ import { pipeline } from 'node:stream/promises';
 import { openapiDocument } from '../../generated/openapi-document.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import type { Config } from '../config/schema.js';
+import { trustedProxies } from '../config/trust-proxy.js';
 import { isDatabaseDown } from '../db/connect.js';
 import { isRedisDown } from '../signaling/shared-state.js';
 import type { Logger } from '../logger.js';
@@ -65,7 +66,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
 
   const app = express();
   app.disable('x-powered-by');
-  app.set('trust proxy', config.http.trust_proxy);
+  // the one reading of `[http] trust_proxy`, shared with the signaling upgrade (socket-caps.ts)
+  app.set('trust proxy', trustedProxies(config.http.trust_proxy));
   app.set('query parser', 'simple');
   // No ETag: the contract declares none, and express hashed every JSON body for it (a year's page
   // of events is 124 KB) only to compare it with an If-None-Match no client sends.
