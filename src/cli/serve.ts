@@ -9,7 +9,7 @@
  * process with the data directory locked and nothing logged.
  */
 import type { Config } from '../config/schema.js';
-import { createLogger } from '../logger.js';
+import { createLogger, standardOutput } from '../logger.js';
 import { createConvene, type Convene } from '../server.js';
 import { asPortUnavailable, ensurePortAvailable } from './port.js';
 
@@ -17,14 +17,15 @@ import { asPortUnavailable, ensurePortAvailable } from './port.js';
 export async function serve(config: Config): Promise<void> {
   const { port, host } = config.http;
   await ensurePortAvailable(port, host); // before ./data is created or anything migrated
-  const logger = createLogger(config.logging.level);
+  const output = standardOutput();
+  const logger = createLogger(config.logging.level, output);
 
   let convene: Convene | undefined;
   let ready = false; // built and listening (or given up listening): a signal stops it at once
   let signalled: string | undefined;
-  // pino writes asynchronously: without waiting for its writes, the exit could lose the last lines
-  // or put them out of order (seen: "Convene stopped" before "shutting down" in a file)
-  const exit = (code: number) => logger.flush(() => process.exit(code));
+  // pino writes asynchronously: a write still in flight when the process exits is lost (seen in CI:
+  // "Convene stopped" missing), and pino's flush() does not wait for it. Ending the stream does.
+  const exit = (code: number) => output.end(() => process.exit(code));
   const stop = async () => {
     logger.info({ signal: signalled }, 'shutting down');
     try {
