@@ -1,5 +1,7 @@
 // `prepare` (npm runs it after `npm install`/`npm ci` in a checkout, and before `npm pack`): builds
-// dist/ once, so that `npm start` runs the built server directly. Without the dev dependencies
+// dist/ once, so that `npm start` runs the built server directly, and the typed client's
+// packages/client/dist/, so that the workspace is importable as installed (the client has no
+// `prepare` of its own, which npm would run as well; its `prepack` builds it again before a pack). Without the dev dependencies
 // (`npm install --omit=dev`) there is no compiler: the install still succeeds, and says where a
 // build comes from (`npm start` says it again if dist/ is missing).
 import { spawnSync } from 'node:child_process';
@@ -18,5 +20,7 @@ try {
   );
   process.exit(0);
 }
-const build = spawnSync(process.execPath, [compiler, '-p', 'tsconfig.build.json'], { stdio: 'inherit' });
-process.exit(build.status ?? 1);
+for (const project of ['tsconfig.build.json', 'packages/client/tsconfig.json']) {
+  const build = spawnSync(process.execPath, [compiler, '-p', project], { stdio: 'inherit' });
+  if (build.status !== 0) process.exit(build.status ?? 1);
+}

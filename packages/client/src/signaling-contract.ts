@@ -4,8 +4,8 @@
  * to validate (`connectSignaling({ validate: true })`), so that a client that does not validate
  * never loads ajv and the validators; the tests import it directly.
  */
-import { eventValidators, validateServerEnvelope } from '../../generated/signaling/validators.js';
-import type { ServerEvent } from '../../generated/signaling/types.js';
+import { eventValidators, validateServerEnvelope } from '../generated/signaling/validators.js';
+import type { ServerEvent } from '../generated/signaling/types.js';
 import { SignalingProtocolError } from './signaling-errors.js';
 
 /** Throws a `SignalingProtocolError` naming the problems when `frame` is not a server event of the contract. */
