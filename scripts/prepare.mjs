@@ -5,7 +5,7 @@
 // (`npm install --omit=dev`) there is no compiler: the install still succeeds, and says where a
 // build comes from (`npm start` says it again if dist/ is missing).
 import { spawnSync } from 'node:child_process';
-import { existsSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 let compiler;
@@ -20,7 +20,10 @@ try {
   );
   process.exit(0);
 }
-for (const project of ['tsconfig.build.json', 'packages/client/tsconfig.json']) {
+// Each build starts from an empty output: tsc never removes what it wrote for sources since moved or
+// deleted (src/client/ moved to packages/client/), and the packed server must not carry those.
+for (const [project, out] of [['tsconfig.build.json', 'dist'], ['packages/client/tsconfig.json', 'packages/client/dist']]) {
+  rmSync(new URL(`../${out}`, import.meta.url), { recursive: true, force: true });
   const build = spawnSync(process.execPath, [compiler, '-p', project], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);
 }
