@@ -3,8 +3,7 @@
 // message) → validator; "*" stands for any action. They have no prototype, so a namespace
 // such as "constructor" or "__proto__" finds nothing.
 "use strict";
-import { createRequire } from "node:module";
-const require = createRequire(import.meta.url);
+import { formats, ucs2length } from "./validator-runtime.js";
 export const validateClientEnvelope = validate22;
 const schema7 = {"type":"object","description":"Any client frame: checked first, before the payload is checked by its command's schema. Unknown fields are ignored.","required":["namespace","payload"],"properties":{"namespace":{"type":"string","description":"The module the command is for."},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","description":"The command, snake_case."}}}}};
 
@@ -75,7 +74,7 @@ return errors === 0;
 export const validateServerEnvelope = validate23;
 const schema8 = {"type":"object","description":"Any server frame.","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"Tagged by `message` (by `action` in the `echo` namespace)."}}};
 const schema9 = {"type":"string","format":"date-time","description":"The server time the frame was sent, RFC 3339 in UTC (e.g. `2026-05-04T09:30:00.123Z`)."};
-const formats0 = require("ajv-formats/dist/formats").fullFormats["date-time"];
+const formats0 = formats["date-time"];
 
 function validate24(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -1070,7 +1069,7 @@ validate40.errors = vErrors;
 return errors === 0;
 }
 
-const func2 = require("ajv/dist/runtime/ucs2length").default;
+const func2 = ucs2length;
 
 function validate38(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -2911,7 +2910,7 @@ return errors === 0;
 
 const schema32 = {"type":"object","description":"The event the room belongs to, as `GET /v1/rooms/{room_id}/event` answers it: `meeting_details` only while the event's `show_meeting_details` is on, the same for every participant.","additionalProperties":false,"required":["id","room_id","title","is_adhoc"],"properties":{"id":{"type":"string","format":"uuid"},"room_id":{"type":"string","format":"uuid"},"title":{"type":"string","maxLength":255},"is_adhoc":{"type":"boolean"},"meeting_details":{"$ref":"#/components/schemas/MeetingDetails"}}};
 const schema33 = {"type":"object","description":"How else to join or follow the meeting: an active, unexpired invite code of the room (the oldest; absent when there is none), the call-in number, id and PIN (absent without a `[call_in] tel` or a SIP configuration of the room), and the streams' public URLs.","additionalProperties":false,"required":["streaming_links"],"properties":{"invite_code_id":{"type":"string","format":"uuid"},"call_in":{"type":"object","additionalProperties":false,"required":["tel","id","password"],"properties":{"tel":{"type":"string"},"uri":{"type":"string"},"id":{"type":"string","pattern":"^[0-9]{1,10}$"},"password":{"type":"string","pattern":"^[0-9]{1,10}$"}}},"streaming_links":{"type":"array","items":{"type":"object","additionalProperties":false,"required":["name","url"],"properties":{"name":{"type":"string","minLength":1,"maxLength":255},"url":{"type":"string","format":"uri"}}}}}};
-const formats32 = require("ajv-formats/dist/formats").fullFormats.uri;
+const formats32 = formats.uri;
 const pattern1 = new RegExp("^[0-9]{1,10}$", "u");
 
 function validate64(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){

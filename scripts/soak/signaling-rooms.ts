@@ -22,7 +22,7 @@ import {
   type ConveneHttpClient,
   type ServerEvent,
   type StartedSignaling,
-} from '../../src/client/index.js';
+} from '../../packages/client/src/index.js';
 import { checkResponse, operationFor } from '../../test/support/contract.js';
 import { Counter, freshSource, pause, pool, Problems, quiet, sleep, Tally } from './record.js';
 

@@ -20,7 +20,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import type { OperationId } from '../../generated/operations.js';
 import { validateHandshakeError } from '../../generated/signaling/validators.js';
-import { connectSignaling, SignalingConnectError, type SignalingConnection } from '../../src/client/index.js';
+import { connectSignaling, SignalingConnectError, type SignalingConnection } from '../../packages/client/src/index.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createConvene, type Convene } from '../../src/server.js';
 import { checkResponse } from '../support/contract.js';

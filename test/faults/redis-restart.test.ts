@@ -25,7 +25,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
 import { validateHandshakeError } from '../../generated/signaling/validators.js';
-import { connectSignaling, SignalingConnectError, startSignaling, type SignalingConnection } from '../../src/client/index.js';
+import { connectSignaling, SignalingConnectError, startSignaling, type SignalingConnection } from '../../packages/client/src/index.js';
 import { roomChannel } from '../../src/signaling/bus/redis.js';
 import { insertInvite, insertRoom, insertSipConfig, inviteToRoomEvent } from '../support/signaling.js';
 import { privateRedisUnavailable, startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';

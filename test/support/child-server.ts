@@ -11,7 +11,7 @@ import { request as httpRequest } from 'node:http';
 import { dirname, join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import WebSocket from 'ws';
-import { DEFAULT_SIGNALING_PROTOCOL } from '../../src/client/signaling.js';
+import { DEFAULT_SIGNALING_PROTOCOL } from '../../packages/client/src/signaling.js';
 import { emptyServerDatabase } from './database.js';
 import type { TestIssuer } from './oidc-issuer.js';
 import { SignalingClient } from './signaling-client.js';

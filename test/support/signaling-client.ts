@@ -1,5 +1,5 @@
 /**
- * The signaling tests' client, built on the typed client of src/client: it opens `/signaling` with a
+ * The signaling tests' client, built on the typed client of packages/client: it opens `/signaling` with a
  * ticket (a `ws` socket, so tests can also pause, terminate or shape it), sends any frame (malformed
  * ones too), and keeps every frame the server sends in an inbox. Every frame is checked against the
  * contract (the envelope, then the event's own generated validator) by the typed client's check, so
@@ -11,11 +11,11 @@
  */
 import WebSocket from 'ws';
 import type { EventsByNamespace } from '../../generated/signaling/types.js';
-import { SignalingConnection } from '../../src/client/signaling-connection.js';
-import { checkServerFrame as checkContract } from '../../src/client/signaling-contract.js';
-import { SignalingConnectError } from '../../src/client/signaling-errors.js';
-import { DEFAULT_SIGNALING_PROTOCOL, signalingUrl as signalingUrlOf } from '../../src/client/signaling.js';
-import type { SignalingClose } from '../../src/client/signaling-types.js';
+import { SignalingConnection } from '../../packages/client/src/signaling-connection.js';
+import { checkServerFrame as checkContract } from '../../packages/client/src/signaling-contract.js';
+import { SignalingConnectError } from '../../packages/client/src/signaling-errors.js';
+import { DEFAULT_SIGNALING_PROTOCOL, signalingUrl as signalingUrlOf } from '../../packages/client/src/signaling.js';
+import type { SignalingClose } from '../../packages/client/src/signaling-types.js';
 import { freshSource, post } from './signaling.js';
 import type { TestApp } from './test-app.js';
 

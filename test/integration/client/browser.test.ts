@@ -11,7 +11,7 @@ import { readFile } from 'node:fs/promises';
 import { chromium, type Browser } from 'playwright-core';
 import ts from 'typescript';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { checkServerFrame } from '../../../src/client/signaling-contract.js';
+import { checkServerFrame } from '../../../packages/client/src/signaling-contract.js';
 import { startTicket } from '../../support/signaling-client.js';
 import { insertRoom, useSignalingApp } from '../../support/signaling.js';
 
@@ -25,7 +25,7 @@ if (unavailable) console.warn(`test/integration/client/browser.test.ts skipped: 
 
 /** The module as a browser gets it: the TypeScript source with the types stripped, nothing bundled. */
 async function transpiled(name: string): Promise<string> {
-  const source = await readFile(new URL(`../../../src/client/${name.replace(/\.js$/, '.ts')}`, import.meta.url), 'utf8');
+  const source = await readFile(new URL(`../../../packages/client/src/${name.replace(/\.js$/, '.ts')}`, import.meta.url), 'utf8');
   return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } }).outputText;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The typed signaling client (src/client) against a real instance: it starts rooms through the typed
+ * The typed signaling client (packages/client) against a real instance: it starts rooms through the typed
  * HTTP client (every answer checked against the contract), opens the socket with the ticket on
  * Node's global WebSocket and on the `ws` package's, and validates every frame (`validate: true`).
  * Covered: typed commands and events, the three answers to `join` and a refused join, waits that
@@ -27,7 +27,7 @@ import {
   type SignalingConnection,
   type StartOptions,
   type WebSocketConstructor,
-} from '../../../src/client/index.js';
+} from '../../../packages/client/src/index.js';
 import { checkResponse, operationFor } from '../../support/contract.js';
 import { DEFAULT_PROTOCOL, startTicket, type Starter } from '../../support/signaling-client.js';
 import { useSignalingRooms } from '../../support/signaling-rooms.js';

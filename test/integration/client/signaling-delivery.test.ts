@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import WsWebSocket from 'ws';
 import { parse } from 'yaml';
 import { afterEach, describe, expect, it } from 'vitest';
-import { connectSignaling, SignalingClosedError, type SignalingConnection, type WebSocketConstructor } from '../../../src/client/index.js';
+import { connectSignaling, SignalingClosedError, type SignalingConnection, type WebSocketConstructor } from '../../../packages/client/src/index.js';
 import { standIn, type StandIn } from '../../support/signaling-stand-in.js';
 
 const spec = parse(readFileSync(new URL('../../../spec/asyncapi.yaml', import.meta.url), 'utf8')) as {

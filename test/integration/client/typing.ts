@@ -5,7 +5,7 @@
  * message's, fails the type check. The lines without the directive must compile.
  */
 import WebSocket from 'ws';
-import { connectSignaling, type EventFrame, type SignalingConnection } from '../../../src/client/index.js';
+import { connectSignaling, type EventFrame, type SignalingConnection } from '../../../packages/client/src/index.js';
 
 export function commands(connection: SignalingConnection): void {
   connection.send('timer', { action: 'start', kind: 'countdown', duration: 60, title: 'Break', enable_ready_check: false });

@@ -20,7 +20,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { DEFAULT_SIGNALING_PROTOCOL } from '../../../src/client/signaling.js';
+import { DEFAULT_SIGNALING_PROTOCOL } from '../../../packages/client/src/signaling.js';
 import { call, childEnv, freshServerDatabase, killChildren, loginTo, startChild, type ChildServer } from '../../support/child-server.js';
 import { startTestIssuer, type TestIssuer } from '../../support/oidc-issuer.js';
 import { SignalingClient } from '../../support/signaling-client.js';

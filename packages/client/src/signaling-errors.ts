@@ -3,7 +3,7 @@
  * `instanceof`: the room's start refused, the opening refused, the socket closed while waiting, a wait timed out, the server
  * broke the protocol, or answered a command with an `error` event.
  */
-import type { ServerEvent } from '../../generated/signaling/types.js';
+import type { ServerEvent } from '../generated/signaling/types.js';
 import type { SignalingClose } from './signaling-types.js';
 
 /** The start operation (`start`, `start_invited`) answered an error instead of a ticket. */

@@ -2,10 +2,10 @@
  * Checks a server frame against the contract with the validators generated from spec/asyncapi.yaml:
  * the envelope, then the event's own schema. The signaling client loads this module only when asked
  * to validate (`connectSignaling({ validate: true })`), so that a client that does not validate
- * never loads ajv and the validators; the tests import it directly.
+ * never loads the validators; the tests import it directly.
  */
-import { eventValidators, validateServerEnvelope } from '../../generated/signaling/validators.js';
-import type { ServerEvent } from '../../generated/signaling/types.js';
+import { eventValidators, validateServerEnvelope } from '../generated/signaling/validators.js';
+import type { ServerEvent } from '../generated/signaling/types.js';
 import { SignalingProtocolError } from './signaling-errors.js';
 
 /** Throws a `SignalingProtocolError` naming the problems when `frame` is not a server event of the contract. */

@@ -9,7 +9,7 @@
  *   const joined = await alice.join('Alice');
  */
 import type { Client } from 'openapi-fetch';
-import type { paths } from '../../generated/openapi.js';
+import type { paths } from '../generated/openapi.js';
 import { SignalingConnection } from './signaling-connection.js';
 import { SignalingStartError } from './signaling-errors.js';
 import type { FrameCheck, WebSocketConstructor } from './signaling-types.js';

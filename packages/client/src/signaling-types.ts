@@ -3,7 +3,7 @@
  * spec/asyncapi.yaml (`CommandsByNamespace`, `EventsByNamespace`): a namespace, action or message
  * added to the contract is typed here without a change, and one removed stops compiling where used.
  */
-import type { CommandsByNamespace, EventsByNamespace, ServerEvent } from '../../generated/signaling/types.js';
+import type { CommandsByNamespace, EventsByNamespace, ServerEvent } from '../generated/signaling/types.js';
 
 export type { CommandsByNamespace, EventsByNamespace, ServerEvent };
 

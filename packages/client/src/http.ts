@@ -6,7 +6,7 @@
  *   const { data, error } = await api.GET('/users/me');
  */
 import createClient, { type Client, type Middleware } from 'openapi-fetch';
-import type { paths } from '../../generated/openapi.js';
+import type { paths } from '../generated/openapi.js';
 
 export type { paths };
 export type ConveneHttpClient = Client<paths>;

@@ -11,7 +11,7 @@
  * the trust in the server: every wait fails with a `SignalingProtocolError` and the socket is
  * closed. A closing socket fails the waits still open, after the frames that came before the close.
  */
-import type { ServerEvent } from '../../generated/signaling/types.js';
+import type { ServerEvent } from '../generated/signaling/types.js';
 import { onePerTask } from './signaling-delivery.js';
 import { SignalingClosedError, SignalingCommandError, SignalingProtocolError, SignalingTimeoutError } from './signaling-errors.js';
 import { CLOSING, CONNECTING, OPEN, whenOpen } from './signaling-opening.js';
