@@ -18,7 +18,7 @@ import { insertRoom, useSignalingApp } from '../../support/signaling.js';
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 /** The client's modules a browser loads (the types module is imported for types only, so never loaded). */
-const MODULES = ['signaling.js', 'signaling-connection.js', 'signaling-delivery.js', 'signaling-opening.js', 'signaling-errors.js'];
+const MODULES = ['signaling.js', 'signaling-connection.js', 'signaling-delivery.js', 'signaling-opening.js', 'signaling-errors.js', 'signaling-reconnect.js'];
 
 const unavailable = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
 if (unavailable) console.warn(`test/integration/client/browser.test.ts skipped: ${unavailable}`);
