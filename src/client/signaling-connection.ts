@@ -72,7 +72,7 @@ export class SignalingConnection {
   private readonly connectionListeners = new Set<(event: ConnectionEvent) => void>();
   private readonly check: FrameCheck | undefined;
   private readonly reconnector: Reconnector | undefined;
-  private current: WebSocketLike;
+  private current!: WebSocketLike;
   /** `reconnecting`: between a drop and the end of the attempts; `closed`: for good. */
   private state: 'live' | 'reconnecting' | 'closed' = 'live';
   /** The caller asked to close: nothing is reconnected any more. */
@@ -100,7 +100,6 @@ export class SignalingConnection {
     this.check = options.check;
     this.reconnector = options.reconnect;
     this.closed = new Promise((resolve) => (this.resolveClosed = resolve));
-    this.current = socket;
     this.opened = this.attach(socket);
     this.opened.catch(() => {}); // a caller that never awaits the opening learns of it from `closed`
   }
@@ -120,7 +119,7 @@ export class SignalingConnection {
     return this.protocolFailure;
   }
 
-  /** Sends a command of the contract; throws a `SignalingClosedError` unless the socket is open. */
+  /** Sends a command of the contract; throws a `SignalingClosedError` unless the socket is open (and not reconnecting). */
   send<N extends CommandNamespace>(namespace: N, payload: CommandPayload<N>): void {
     if (this.current.readyState !== OPEN || (this.state === 'reconnecting' && !this.rejoining)) {
       const { action } = payload as { action: string };
@@ -458,7 +457,6 @@ export class SignalingConnection {
       signal?.addEventListener('abort', onAbort);
     });
   }
-
 }
 
 /** A wait's failure when the socket closed before its frame came (`also`: what happens next). */

@@ -7,6 +7,9 @@
  *   const http = createHttpClient({ baseUrl: 'http://localhost:11311/v1', token });
  *   const alice = await startSignaling(http, { url: 'http://localhost:11311', roomId });
  *   const joined = await alice.join('Alice');
+ *
+ * `reconnect` (in `startSignaling`) brings a dropped socket back as the same participant: see
+ * signaling-reconnect.ts and `SignalingConnection.onConnectionEvent`.
  */
 import type { Client } from 'openapi-fetch';
 import type { paths } from '../../generated/openapi.js';
