@@ -59,3 +59,59 @@ export type WebSocketConstructor = new (url: string, protocols: string[]) => Web
 
 /** Checks one received frame against the contract; throws when it breaks it. */
 export type FrameCheck = (frame: unknown) => void;
+
+/**
+ * Reconnecting after a drop (`startSignaling({ reconnect })`). Before attempt n the client waits
+ * between half and all of `min(maxDelayMs, initialDelayMs × 2^(n−1))` (the random part keeps many
+ * clients dropped at once from coming back at once). The defaults give up after about a minute,
+ * within the 120 s a dropped session's resumption token stays good.
+ */
+export interface ReconnectOptions {
+  /** Attempts after one drop before giving up; default 10. */
+  maxAttempts?: number;
+  /** The wait before the first attempt; default 250 ms. */
+  initialDelayMs?: number;
+  /** The longest wait between two attempts; default 10 000 ms. */
+  maxDelayMs?: number;
+  /** How long an attempt waits for the answer to its `join`; default 10 000 ms. */
+  joinTimeoutMs?: number;
+}
+
+/**
+ * Why a connection ended for good: the caller's `close()`, a frame that broke the protocol, a close
+ * that is not reconnected (reconnect off, or a code that ends the session: 1000 after a kick, ban,
+ * the room's end or a takeover, 1007, 1009 …), or reconnecting gave up (`error` says why).
+ */
+export type DisconnectReason = 'closed_by_client' | 'protocol_failure' | 'socket_closed' | 'reconnect_failed';
+
+/** What happens to the connection itself, in order: see `SignalingConnection.onConnectionEvent`. */
+export type ConnectionEvent =
+  | {
+      type: 'reconnecting';
+      /** 1 for the first attempt after a drop. */
+      attempt: number;
+      /** The wait before this attempt. */
+      delayMs: number;
+      /** The drop (for attempt 1), else the failure of the attempt before. */
+      cause: SignalingClose | Error;
+    }
+  | {
+      type: 'reconnected';
+      attempt: number;
+      /** The answer to the repeated `join` (none when the caller had not joined before the drop). */
+      join: JoinResult | undefined;
+      /**
+       * `join_success` came with the participant id of before the drop. False when the server started
+       * a new participant: it ignores a resumption token that expired (120 s after the drop) or whose
+       * socket never opened.
+       */
+      resumed: boolean;
+    }
+  | {
+      type: 'disconnected';
+      reason: DisconnectReason;
+      /** How the last socket that was open closed. */
+      close: SignalingClose;
+      /** With `reconnect_failed`: the last attempt's failure. */
+      error?: Error;
+    };
