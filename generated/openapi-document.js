@@ -65,6 +65,10 @@ export const openapiDocument = {
     {
       "name": "health",
       "description": "Liveness of the service and its database."
+    },
+    {
+      "name": "calendar_feed",
+      "description": "A user's meetings as an iCalendar feed that calendar programs subscribe to."
     }
   ],
   "security": [
@@ -2006,6 +2010,126 @@ export const openapiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/users/me/calendar_feed": {
+      "get": {
+        "operationId": "get_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Tell whether the caller has a calendar feed.",
+        "description": "Answers when the caller's feed was issued. Its URL is not part of the answer: only a hash of\nits secret is stored, so the URL is shown once, when it is issued (`POST`). 404 when the\ncaller has no feed (never issued, or revoked).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The caller's feed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CalendarFeed"
+                },
+                "example": {
+                  "created_at": "2026-11-28T09:30:00Z"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "issue_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Issue (or rotate) the caller's calendar feed URL.",
+        "description": "Issues a new secret URL for the caller's iCalendar feed and answers it, once: the service\nkeeps only a hash of its secret. A feed the caller already had is replaced, so its old URL\nanswers 404 from now on (rotation). A calendar program subscribes to `url` (`webcal_url` is\nthe same address for programs that open `webcal:` links). Anyone who has the URL can read\nthe feed without logging in: rotate it when it may have leaked, or revoke it (`DELETE`).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "The new feed, with its secret URL.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IssuedCalendarFeed"
+                },
+                "example": {
+                  "created_at": "2026-11-28T09:30:00Z",
+                  "url": "https://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics",
+                  "webcal_url": "webcal://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "revoke_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Revoke the caller's calendar feed.",
+        "description": "Removes the caller's feed: its URL answers 404 from now on, and subscribed calendar programs\nstop receiving updates. Answers 204 without a body; 404 when the caller has no feed.\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "The feed is revoked."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "500": {
             "$ref": "#/components/responses/InternalServerError"
@@ -4340,6 +4464,94 @@ export const openapiDocument = {
           }
         }
       }
+    },
+    "/calendar_feeds/{token}/meetings.ics": {
+      "get": {
+        "operationId": "get_calendar_feed_ics",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Read a user's meetings as an iCalendar feed.",
+        "description": "The iCalendar (RFC 5545) feed of the meetings of the user who issued `token`: the events they\ncreated and those they are invited to and have not declined (not those of rooms they are\nbanned from), without a `METHOD` (a published calendar, not an invitation). A series carries\nits RRULE, its cancelled occurrences as EXDATE and its changed ones as extra VEVENTs with a\nRECURRENCE-ID; every time zone used has its VTIMEZONE. UID is `<event id>@convene`, as in\nthe invitation mails, so a calendar holding both shows one entry. Events without a time\n(`is_time_independent`) are left out. Bounded: the events with an occurrence ending at most\n`[calendar_feed] past_days` ago or later, those still running first, then by start, at most\n`[calendar_feed] max_events` of them.\n\nNothing secret is written: no room password, invite code or call-in pin, and no invitee\nlist: each event has its title, description, organizer and status (`TENTATIVE` while the\nuser's answer is pending or tentative).\n\nNo authentication: the token is the credential, and an unknown or revoked one answers 404.\n`ETag` is a hash of the feed; a request with a matching `If-None-Match` answers 304.\n",
+        "security": [],
+        "parameters": [
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "description": "The feed's secret, as issued by `POST /users/me/calendar_feed`.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{43}$"
+            },
+            "example": "3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo"
+          },
+          {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "The `ETag` of a copy the client holds; 304 when the feed has not changed since.",
+            "schema": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The feed.",
+            "headers": {
+              "ETag": {
+                "description": "A strong validator of this feed's content.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d\""
+              },
+              "Cache-Control": {
+                "description": "`private, max-age=300`: calendar programs poll; no shared cache keeps a user's feed.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "private, max-age=300"
+              }
+            },
+            "content": {
+              "text/calendar": {
+                "schema": {
+                  "type": "string",
+                  "contentMediaType": "text/calendar"
+                },
+                "example": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Convene//Convene Meetings//EN\r\n…\r\nEND:VCALENDAR\r\n"
+              }
+            }
+          },
+          "304": {
+            "description": "The feed has not changed since the copy whose `ETag` was sent.",
+            "headers": {
+              "ETag": {
+                "description": "The feed's current validator (the one sent).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d\""
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -4903,6 +5115,48 @@ export const openapiDocument = {
           "language": "en-US",
           "tariff_status": "default",
           "used_storage": 0
+        }
+      },
+      "CalendarFeed": {
+        "type": "object",
+        "description": "The caller's calendar feed (its URL is shown only when issued).",
+        "additionalProperties": false,
+        "required": [
+          "created_at"
+        ],
+        "properties": {
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the current URL was issued."
+          }
+        }
+      },
+      "IssuedCalendarFeed": {
+        "type": "object",
+        "description": "A newly issued calendar feed, with its secret URL (shown this once).",
+        "additionalProperties": false,
+        "required": [
+          "created_at",
+          "url",
+          "webcal_url"
+        ],
+        "properties": {
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When this URL was issued."
+          },
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The feed's secret address (`https`, or `http` without TLS)."
+          },
+          "webcal_url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The same address with the `webcal` scheme, which calendar programs open as a subscription."
+          }
         }
       },
       "Tariff": {

@@ -62,6 +62,7 @@ describe('loadConfig', () => {
       users: { default_language: 'en-US', avatar_base_url: 'https://seccdn.libravatar.org/avatar/', find_limit: 20 },
       assets: { max_upload_bytes: 104857600 },
       smtp: { from: 'Convene <convene@localhost>' },
+      calendar_feed: { past_days: 90, max_events: 500 },
       rate_limits: { window_seconds: 300, failures_per_source: 10, failures_per_target: 50 },
       signaling_caps: {
         tickets_window_seconds: 60,
