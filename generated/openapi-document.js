@@ -2079,6 +2079,11 @@ export const openapiDocument = {
         "responses": {
           "201": {
             "description": "The new feed, with its secret URL.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
+            },
             "content": {
               "application/json": {
                 "schema": {
@@ -4509,11 +4514,11 @@ export const openapiDocument = {
                 "example": "\"9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d\""
               },
               "Cache-Control": {
-                "description": "`private, max-age=300`: calendar programs poll; no shared cache keeps a user's feed.",
+                "description": "`private, no-cache`: the subscriber's program may keep the feed and ask again with `If-None-Match`; no shared cache keeps it (its URL is a secret).",
                 "schema": {
                   "type": "string"
                 },
-                "example": "private, max-age=300"
+                "example": "private, no-cache"
               }
             },
             "content": {

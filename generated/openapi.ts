@@ -2869,8 +2869,8 @@ export interface operations {
             200: {
                 headers: {
                     /**
-                     * @description `private, max-age=300`: calendar programs poll; no shared cache keeps a user's feed.
-                     * @example private, max-age=300
+                     * @description `private, no-cache`: the subscriber's program may keep the feed and ask again with `If-None-Match`; no shared cache keeps it (its URL is a secret).
+                     * @example private, no-cache
                      */
                     "Cache-Control"?: string;
                     /**
@@ -5839,6 +5839,7 @@ export interface operations {
             /** @description The new feed, with its secret URL. */
             201: {
                 headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
                     [name: string]: unknown;
                 };
                 content: {

@@ -10,8 +10,8 @@ import type { Handlers } from '../handler-types.js';
 import { linkOrigin } from '../pagination.js';
 import type { Services } from './services.js';
 
-/** Calendar programs poll; only the user's own cache may keep the feed (its URL is a secret). */
-const CACHE_CONTROL = 'private, max-age=300';
+/** A subscriber may keep the feed and revalidate it (ETag); no shared cache keeps it, as its URL is a secret. */
+const CACHE_CONTROL = 'private, no-cache';
 
 export function calendarFeedHandlers({ config, database, clock }: Services) {
   const feeds = createCalendarFeedService({ db: database.db, config, clock });
