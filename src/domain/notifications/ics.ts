@@ -1,5 +1,6 @@
 /**
- * The iCalendar attachment of an event mail (RFC 5545, iTIP methods of RFC 5546).
+ * The iCalendar attachment of an event mail (RFC 5545, iTIP methods of RFC 5546), and a user's
+ * calendar feed (`buildFeed`: many events, no METHOD, each with its own STATUS and DTSTAMP).
  *
  * - METHOD:REQUEST creates or updates the meeting in the recipient's calendar; METHOD:CANCEL with
  *   STATUS:CANCELLED removes it (a cancelled event, or a recipient who was uninvited).

@@ -7,6 +7,7 @@
  * a user with hundreds of events waits.
  */
 import { createHash } from 'node:crypto';
+import { request as httpRequest } from 'node:http';
 import { describe, expect, it } from 'vitest';
 import { allPages, at, createEvent, invite, send, timedBody, timeIndependentBody } from '../../support/events.js';
 import { icalJsCalendar, icalJsOccurrences, issueFeed, nodeIcalOccurrences, readFeed, type Occurrence } from '../../support/calendar-feed.js';
@@ -191,7 +192,7 @@ describe('the feed', () => {
     expect([...tzids].sort()).toEqual(['America/New_York', 'Europe/Berlin']);
     expect(text).toContain('EXDATE;TZID=Europe/Berlin:20270329T100000,20271101T100000\r\n');
     expect(text).toContain('RECURRENCE-ID;TZID=Europe/Berlin:20270802T100000\r\n');
-  });
+  }, 60_000);
 
   it('holds the user’s own events and the invitations not declined, TENTATIVE while unanswered, and nothing else', async () => {
     const [alice, bob, carol] = await Promise.all([app.login('alice'), app.login('bob'), app.login('carol')]);
@@ -229,7 +230,7 @@ describe('the feed', () => {
     expect([own, accepted, pending, tentative].map(status)).toEqual(['CONFIRMED', 'CONFIRMED', 'TENTATIVE', 'TENTATIVE']);
     const organizer = calendar.getAllSubcomponents('vevent').find((v) => v.getFirstPropertyValue('uid') === uidOf(pending))!.getFirstProperty('organizer')!;
     expect(organizer.getFirstValue()).toBe(`mailto:${bob.email}`);
-  });
+  }, 60_000);
 
   it('shows no room password, invite code, call-in pin, streaming key or invitee', async () => {
     const [alice, carol] = await Promise.all([app.login('alice'), app.login('carol')]);
@@ -328,4 +329,26 @@ describe('a user with hundreds of events', () => {
     expect(uids(text)).toHaveLength(300);
     expect(median).toBeLessThan(1000);
   }, 120_000);
+});
+
+describe('issuing without [http] public_url', () => {
+  it('answers 400 invalid_host when the Host header is no host name, and issues nothing', async () => {
+    const alice = await app.login('alice');
+    const { port } = new URL(app.url);
+    const answer = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+      const req = httpRequest(
+        { host: '127.0.0.1', port, method: 'POST', path: '/v1/users/me/calendar_feed', headers: { host: 'not_a_host', ...auth(alice) } },
+        (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode!, body }));
+        },
+      );
+      req.on('error', reject);
+      req.end();
+    });
+    expect(answer.status).toBe(400);
+    expect(JSON.parse(answer.body).code).toBe('invalid_host');
+    expect(await dbOf(app).selectFrom('calendar_feeds').selectAll().execute()).toEqual([]);
+  });
 });
