@@ -58,6 +58,7 @@ export function createCalendarFeedService({ db, config, clock }: { db: Kysely<DB
       const exceptions = groupByEvent(await feedExceptions(db, rows.map((row) => row.id)));
       const entries = rows.flatMap((row) => feedEntry(row, exceptions.get(row.id) ?? []) ?? []);
       const header = [`NAME:${CALENDAR_NAME}`, `X-WR-CALNAME:${CALENDAR_NAME}`, `REFRESH-INTERVAL;VALUE=DURATION:${REFRESH}`, `X-PUBLISHED-TTL:${REFRESH}`];
+      // VTIMEZONE rules as of this year: the feed is about the meetings around now
       const text = buildFeed(entries, header, new Date(now).getUTCFullYear());
       return { text, etag: `"${createHash('sha256').update(text).digest('base64url').slice(0, 32)}"` };
     },
@@ -68,7 +69,11 @@ export type CalendarFeedService = ReturnType<typeof createCalendarFeedService>;
 
 function groupByEvent(rows: readonly EventExceptionRow[]): Map<string, EventExceptionRow[]> {
   const byEvent = new Map<string, EventExceptionRow[]>();
-  for (const row of rows) byEvent.set(row.event_id, [...(byEvent.get(row.event_id) ?? []), row]);
+  for (const row of rows) {
+    const list = byEvent.get(row.event_id);
+    if (list) list.push(row);
+    else byEvent.set(row.event_id, [row]);
+  }
   return byEvent;
 }
 
