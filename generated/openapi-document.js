@@ -6,7 +6,7 @@ export const openapiDocument = {
     "title": "Convene API",
     "version": "1.0.0",
     "summary": "The HTTP interface of Convene, an open control plane for web conferencing.",
-    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nEvery operation answered to GET is also answered to HEAD (same status and headers, no body);\na path's `Allow` then names HEAD beside GET. Every answer carries\n`X-Content-Type-Options: nosniff`, and every answer of an operation `Cache-Control: no-store`\n(declared where the answer carries a secret: a room password, call-in pin, ticket, resumption\ntoken, invite code, streaming key or TURN password).\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist. A link\ncarries only the operation's own query parameters that the request named (unknown ones are\nleft out); it is absolute on the configured public URL, else on the request's scheme and `Host`\nwhen that is a well-formed host, else relative to the request.\n\n## <a id=\"bans\"></a>Bans\n\nA user a moderator banned from a room (signaling `moderation` `ban`) is a stranger to the room\nand its event from then on, whatever its invitation says: every operation on them answers 404,\nas for things that do not exist, and listings (`GET /rooms`, `GET /events`, `GET /users`) leave\nthem out. Starting the room as a guest, or verifying one of its invite codes, with the banned\nuser's access token in `Authorization: Bearer` is 404 too. A guest cannot be known without a\ntoken; a moderator's `ban` of a guest deactivates the invite code it came in with instead.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-shared_folder_not_configured\"></a>`shared_folder_not_configured` | 400 | An event asks for a shared folder (`has_shared_folder: true`); this server has no shared-folder storage. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-too_many_tickets\"></a>`too_many_tickets` | 429 | A start operation: the caller (a registered user, or all guests of an invite code together) or its address was issued as many signaling tickets in the current window as the service allows (by default 60 per user, 200 per invite code, 500 per address a minute; call-in gateways are exempt); see `Retry-After`. |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document the service serves at\n[`/v1/asyncapi.json`](/v1/asyncapi.json) and [`/v1/asyncapi.yaml`](/v1/asyncapi.yaml). Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `too_many_connections` | 429 | The ticket's user, its invite code or the client's address already has as many sockets open as the service allows (by default 50, 100 and 500; call-in gateways are exempt); the ticket is used up. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
+    "description": "Rooms with passwords and waiting rooms, meetings (single, recurring per RFC 5545 and time\nindependent) with invitees and roles, invite codes, SIP dial-in, streaming targets, assets,\ntariffs, users and OpenID-Connect login, TURN credentials and short-lived signaling tickets.\n\nJSON fields are snake_case. Every error answer carries the error body (`Error`): a stable\nsnake_case `code`, a human `message`, a `documentation_url` and the HTTP `status` as a string.\nRequest bodies accept and ignore unknown fields, and queries unknown parameters; response\nbodies are exact.\n\nEvery operation answered to GET is also answered to HEAD (same status and headers, no body);\na path's `Allow` then names HEAD beside GET. Every answer carries\n`X-Content-Type-Options: nosniff`, and every answer of an operation `Cache-Control: no-store`\n(declared where the answer carries a secret: a room password, call-in pin, ticket, resumption\ntoken, invite code, streaming key or TURN password).\n\nPage-paginated lists take `per_page` (1..100, default 30) and `page` (1..4294967295, default 1)\nand answer with a `Link` header (`first`, `prev`, `next`, `last`). Cursor-paginated lists (`GET /events`,\ninstances) answer with `Link: <…after=CURSOR>; rel=\"after\"` while more results exist. A link\ncarries only the operation's own query parameters that the request named (unknown ones are\nleft out); it is absolute on the configured public URL, else on the request's scheme and `Host`\nwhen that is a well-formed host, else relative to the request.\n\n## <a id=\"bans\"></a>Bans\n\nA user a moderator banned from a room (signaling `moderation` `ban`) is a stranger to the room\nand its event from then on, whatever its invitation says: every operation on them answers 404,\nas for things that do not exist, and listings (`GET /rooms`, `GET /events`, `GET /users`) leave\nthem out. Starting the room as a guest, or verifying one of its invite codes, with the banned\nuser's access token in `Authorization: Bearer` is 404 too. A guest cannot be known without a\ntoken; a moderator's `ban` of a guest deactivates the invite code it came in with instead.\n\n## Error codes\n\n| code | status | meaning |\n|---|---|---|\n| <a id=\"error-validation_failed\"></a>`validation_failed` | 400 | A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …). |\n| <a id=\"error-invalid_json\"></a>`invalid_json` | 400 | The request body is not valid JSON. |\n| <a id=\"error-invalid_id_token\"></a>`invalid_id_token` | 400 | `POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed. |\n| <a id=\"error-query_too_short\"></a>`query_too_short` | 400 | `GET /users/find`: the query has fewer than 3 characters. |\n| <a id=\"error-display_name_change_forbidden\"></a>`display_name_change_forbidden` | 400 | `PATCH /users/me`: the identity provider's display name is enforced. |\n| <a id=\"error-invalid_event\"></a>`invalid_event` | 400 | An event's times or recurrence rule are inconsistent. |\n| <a id=\"error-shared_folder_not_configured\"></a>`shared_folder_not_configured` | 400 | An event asks for a shared folder (`has_shared_folder: true`); this server has no shared-folder storage. |\n| <a id=\"error-invalid_host\"></a>`invalid_host` | 400 | `POST /users/me/calendar_feed` without `[http] public_url`: the request's `Host` is no host name to build the feed's URL on. |\n| <a id=\"error-invalid_breakout_room_id\"></a>`invalid_breakout_room_id` | 400 | A start request names a breakout room that does not exist. |\n| <a id=\"error-session_running\"></a>`session_running` | 400 | A resumption token whose session is still connected. |\n| <a id=\"error-invalid_credentials\"></a>`invalid_credentials` | 400 | `POST /services/call_in/start`: unknown call-in id or wrong pin. |\n| <a id=\"error-unauthorized\"></a>`unauthorized` | 401 | Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`). |\n| <a id=\"error-unknown_user\"></a>`unknown_user` | 401 | A valid access token of a subject that never logged in: call `POST /auth/login` first. |\n| <a id=\"error-wrong_room_password\"></a>`wrong_room_password` | 401 | A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`). |\n| <a id=\"error-not_found\"></a>`not_found` | 404 | The resource does not exist, or the caller has no access to it. |\n| <a id=\"error-method_not_allowed\"></a>`method_not_allowed` | 405 | The path exists but not for this method (see `Allow`). |\n| <a id=\"error-unknown_email\"></a>`unknown_email` | 409 | An event invitation to an e-mail address the service does not know. |\n| <a id=\"error-payload_too_large\"></a>`payload_too_large` | 413 | The request body exceeds its limit (1 MiB for JSON). |\n| <a id=\"error-storage_exceeded\"></a>`storage_exceeded` | 413 | An upload would exceed the tariff's `max_storage` quota. |\n| <a id=\"error-invalid_content_type\"></a>`invalid_content_type` | 415 | The request body is not sent as the media type the operation takes. |\n| <a id=\"error-too_many_requests\"></a>`too_many_requests` | 429 | Too many failed attempts from this source or against this target (see `Retry-After`). |\n| <a id=\"error-too_many_tickets\"></a>`too_many_tickets` | 429 | A start operation: the caller (a registered user, or all guests of an invite code together) or its address was issued as many signaling tickets in the current window as the service allows (by default 60 per user, 200 per invite code, 500 per address a minute; call-in gateways are exempt); see `Retry-After`. |\n| <a id=\"error-internal_server_error\"></a>`internal_server_error` | 500 | An unexpected error; it is logged with the request id. |\n| <a id=\"error-turn_not_configured\"></a>`turn_not_configured` | 500 | `GET /turn`: no TURN server is configured. |\n| <a id=\"error-not_implemented\"></a>`not_implemented` | 501 | The operation is in the contract but not built yet. |\n| <a id=\"error-service_unavailable\"></a>`service_unavailable` | 503 | The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly. |\n| <a id=\"error-identity_provider_unavailable\"></a>`identity_provider_unavailable` | 503 | The OpenID-Connect provider's discovery document or keys cannot be fetched. |\n| <a id=\"error-identity_directory_unavailable\"></a>`identity_directory_unavailable` | 503 | The identity provider's user directory (for `users_find_use_kc`) does not answer. |\n\n## <a id=\"signaling\"></a>The signaling socket\n\n`GET /signaling` (at the host root, not under `/v1`) opens the WebSocket a conference client\ntalks on; its messages are described in the AsyncAPI document the service serves at\n[`/v1/asyncapi.json`](/v1/asyncapi.json) and [`/v1/asyncapi.yaml`](/v1/asyncapi.yaml). Offer\n`Sec-WebSocket-Protocol: service-signaling-json-v1.0, ticket#<ticket>` with a ticket from a start\noperation. A refused opening is a plain HTTP answer with the error body, before the upgrade:\n\n| code | status | meaning |\n|---|---|---|\n| `missing_protocol` | 400 | No `Sec-WebSocket-Protocol` header, or no protocol entry in it. |\n| `invalid_protocol` | 400 | None of the offered protocols is one the server accepts. |\n| `invalid_upgrade` | 400 | Not a GET, or the WebSocket upgrade headers are missing or wrong. |\n| `too_many_connections` | 429 | The ticket's user, its invite code or the client's address already has as many sockets open as the service allows (by default 50, 100 and 500; call-in gateways are exempt); the ticket is used up. |\n| `missing_ticket` | 401 | No `ticket#` entry. |\n| `invalid_ticket` | 401 | The ticket is malformed, unknown, expired or already used, or its room is gone. |\n| `internal_server_error` | 500 | The ticket or its room could not be read for an unexpected reason. |\n| `service_unavailable` | 503 | The database or Redis does not answer (start again once it is back), or the instance is shutting down (another may take the socket). |\n",
     "license": {
       "name": "Apache-2.0",
       "identifier": "Apache-2.0"
@@ -65,6 +65,10 @@ export const openapiDocument = {
     {
       "name": "health",
       "description": "Liveness of the service and its database."
+    },
+    {
+      "name": "calendar_feed",
+      "description": "A user's meetings as an iCalendar feed that calendar programs subscribe to."
     }
   ],
   "security": [
@@ -2006,6 +2010,131 @@ export const openapiDocument = {
           },
           "401": {
             "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/users/me/calendar_feed": {
+      "get": {
+        "operationId": "get_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Tell whether the caller has a calendar feed.",
+        "description": "Answers when the caller's feed was issued. Its URL is not part of the answer: only a hash of\nits secret is stored, so the URL is shown once, when it is issued (`POST`). 404 when the\ncaller has no feed (never issued, or revoked).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The caller's feed.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/CalendarFeed"
+                },
+                "example": {
+                  "created_at": "2026-11-28T09:30:00Z"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "issue_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Issue (or rotate) the caller's calendar feed URL.",
+        "description": "Issues a new secret URL for the caller's iCalendar feed and answers it, once: the service\nkeeps only a hash of its secret. A feed the caller already had is replaced, so its old URL\nanswers 404 from now on (rotation). A calendar program subscribes to `url` (`webcal_url` is\nthe same address for programs that open `webcal:` links). Anyone who has the URL can read\nthe feed without logging in: rotate it when it may have leaked, or revoke it (`DELETE`).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "201": {
+            "description": "The new feed, with its secret URL.",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/IssuedCalendarFeed"
+                },
+                "example": {
+                  "created_at": "2026-11-28T09:30:00Z",
+                  "url": "https://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics",
+                  "webcal_url": "webcal://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "revoke_calendar_feed",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Revoke the caller's calendar feed.",
+        "description": "Removes the caller's feed: its URL answers 404 from now on, and subscribed calendar programs\nstop receiving updates. Answers 204 without a body; 404 when the caller has no feed.\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "The feed is revoked."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
           },
           "500": {
             "$ref": "#/components/responses/InternalServerError"
@@ -4340,6 +4469,94 @@ export const openapiDocument = {
           }
         }
       }
+    },
+    "/calendar_feeds/{token}/meetings.ics": {
+      "get": {
+        "operationId": "get_calendar_feed_ics",
+        "tags": [
+          "calendar_feed"
+        ],
+        "summary": "Read a user's meetings as an iCalendar feed.",
+        "description": "The iCalendar (RFC 5545) feed of the meetings of the user who issued `token`: the events they\ncreated and those they are invited to and have not declined (not those of rooms they are\nbanned from), without a `METHOD` (a published calendar, not an invitation). A series carries\nits RRULE, its cancelled occurrences as EXDATE and its changed ones as extra VEVENTs with a\nRECURRENCE-ID; every time zone used has its VTIMEZONE. UID is `<event id>@convene`, as in\nthe invitation mails, so a calendar holding both shows one entry. Events without a time\n(`is_time_independent`) are left out. Bounded: the events with an occurrence ending at most\n`[calendar_feed] past_days` ago or later, those still running first, then by start, at most\n`[calendar_feed] max_events` of them.\n\nNothing secret is written: no room password, invite code or call-in pin, and no invitee\nlist: each event has its title, description, organizer and status (`TENTATIVE` while the\nuser's answer is pending or tentative).\n\nNo authentication: the token is the credential, and an unknown or revoked one answers 404.\n`ETag` is a hash of the feed; a request with a matching `If-None-Match` answers 304.\n",
+        "security": [],
+        "parameters": [
+          {
+            "name": "token",
+            "in": "path",
+            "required": true,
+            "description": "The feed's secret, as issued by `POST /users/me/calendar_feed`.",
+            "schema": {
+              "type": "string",
+              "pattern": "^[A-Za-z0-9_-]{43}$"
+            },
+            "example": "3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo"
+          },
+          {
+            "name": "If-None-Match",
+            "in": "header",
+            "required": false,
+            "description": "The `ETag` of a copy the client holds; 304 when the feed has not changed since.",
+            "schema": {
+              "type": "string",
+              "maxLength": 1024
+            }
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The feed.",
+            "headers": {
+              "ETag": {
+                "description": "A strong validator of this feed's content.",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d\""
+              },
+              "Cache-Control": {
+                "description": "`private, no-cache`: the subscriber's program may keep the feed and ask again with `If-None-Match`; no shared cache keeps it (its URL is a secret).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "private, no-cache"
+              }
+            },
+            "content": {
+              "text/calendar": {
+                "schema": {
+                  "type": "string",
+                  "contentMediaType": "text/calendar"
+                },
+                "example": "BEGIN:VCALENDAR\r\nVERSION:2.0\r\nPRODID:-//Convene//Convene Meetings//EN\r\n…\r\nEND:VCALENDAR\r\n"
+              }
+            }
+          },
+          "304": {
+            "description": "The feed has not changed since the copy whose `ETag` was sent.",
+            "headers": {
+              "ETag": {
+                "description": "The feed's current validator (the one sent).",
+                "schema": {
+                  "type": "string"
+                },
+                "example": "\"9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d\""
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
     }
   },
   "components": {
@@ -4903,6 +5120,48 @@ export const openapiDocument = {
           "language": "en-US",
           "tariff_status": "default",
           "used_storage": 0
+        }
+      },
+      "CalendarFeed": {
+        "type": "object",
+        "description": "The caller's calendar feed (its URL is shown only when issued).",
+        "additionalProperties": false,
+        "required": [
+          "created_at"
+        ],
+        "properties": {
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the current URL was issued."
+          }
+        }
+      },
+      "IssuedCalendarFeed": {
+        "type": "object",
+        "description": "A newly issued calendar feed, with its secret URL (shown this once).",
+        "additionalProperties": false,
+        "required": [
+          "created_at",
+          "url",
+          "webcal_url"
+        ],
+        "properties": {
+          "created_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When this URL was issued."
+          },
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The feed's secret address (`https`, or `http` without TLS)."
+          },
+          "webcal_url": {
+            "type": "string",
+            "format": "uri",
+            "description": "The same address with the `webcal` scheme, which calendar programs open as a subscription."
+          }
         }
       },
       "Tariff": {

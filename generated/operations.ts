@@ -92,6 +92,16 @@ export const operations = {
     "path": "/users/find",
     "tag": "users"
   },
+  "get_calendar_feed": {
+    "method": "get",
+    "path": "/users/me/calendar_feed",
+    "tag": "calendar_feed"
+  },
+  "get_calendar_feed_ics": {
+    "method": "get",
+    "path": "/calendar_feeds/{token}/meetings.ics",
+    "tag": "calendar_feed"
+  },
   "get_event": {
     "method": "get",
     "path": "/events/{event_id}",
@@ -212,6 +222,11 @@ export const operations = {
     "path": "/users",
     "tag": "users"
   },
+  "issue_calendar_feed": {
+    "method": "post",
+    "path": "/users/me/calendar_feed",
+    "tag": "calendar_feed"
+  },
   "login": {
     "method": "post",
     "path": "/auth/login",
@@ -252,6 +267,11 @@ export const operations = {
     "path": "/users/me/event_favorites/{event_id}",
     "tag": "events"
   },
+  "revoke_calendar_feed": {
+    "method": "delete",
+    "path": "/users/me/calendar_feed",
+    "tag": "calendar_feed"
+  },
   "start_call_in": {
     "method": "post",
     "path": "/services/call_in/start",
@@ -290,6 +310,7 @@ export type OperationId = keyof typeof operations;
 export interface OperationsByTag {
   assets: 'create_room_asset' | 'delete_room_asset' | 'get_me_assets' | 'get_room_asset' | 'get_room_assets';
   auth: 'get_login_provider' | 'login';
+  calendar_feed: 'get_calendar_feed' | 'get_calendar_feed_ics' | 'issue_calendar_feed' | 'revoke_calendar_feed';
   event_invites: 'accept_event_invite' | 'create_event_invite' | 'decline_event_invite' | 'delete_email_event_invite' | 'delete_event_invite' | 'get_event_invites' | 'update_event_invite';
   events: 'add_event_to_favorites' | 'create_event' | 'delete_event' | 'get_event' | 'get_event_instance' | 'get_event_instances' | 'get_events' | 'patch_event' | 'patch_event_instance' | 'remove_event_from_favorites';
   health: 'get_health';

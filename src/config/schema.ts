@@ -102,6 +102,11 @@ export interface Config {
   assets: { max_upload_bytes: number; dir?: string };
   /** Outgoing e-mail; without `url` the outbox is kept and nothing is sent. */
   smtp: { url?: string; from: string };
+  /**
+   * Users' calendar feeds: the events with an occurrence ending at most `past_days` ago or later,
+   * at most `max_events` of them.
+   */
+  calendar_feed: { past_days: number; max_events: number };
   /** Failed guesses of room passwords, invite codes and call-in pins, counted per window. */
   rate_limits: { window_seconds: number; failures_per_source: number; failures_per_target: number };
   /**
@@ -270,6 +275,10 @@ export const configSchema = {
     smtp: section({
       url: { type: 'string', minLength: 1 },
       from: { type: 'string', minLength: 1, default: 'Convene <convene@localhost>' },
+    }),
+    calendar_feed: section({
+      past_days: { type: 'integer', minimum: 0, maximum: 3660, default: 90 },
+      max_events: { type: 'integer', minimum: 1, maximum: 10000, default: 500 },
     }),
     rate_limits: section({
       window_seconds: { type: 'integer', minimum: 1, maximum: 86400, default: 300 },

@@ -229,6 +229,13 @@ export interface UserGroupsTable {
   name: string;
 }
 
+/** A user's calendar feed: the SHA-256 of its secret token (the token itself is never stored). */
+export interface CalendarFeedsTable {
+  user_id: string;
+  token_hash: string;
+  created_at: DefaultTimestamp;
+}
+
 export interface DB {
   users: UsersTable;
   rooms: RoomsTable;
@@ -246,6 +253,7 @@ export interface DB {
   service_secrets: ServiceSecretsTable;
   user_groups: UserGroupsTable;
   tariffs: TariffsTable;
+  calendar_feeds: CalendarFeedsTable;
 }
 
 export type UserRow = Selectable<UsersTable>;

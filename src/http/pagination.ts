@@ -26,7 +26,7 @@ function isWellFormedHost(host: string | undefined): host is string {
 }
 
 /** Where links point: the public URL's origin, the request's own when its Host is well formed, else '' (relative). */
-function linkOrigin(req: Request, publicUrl: string | undefined): string {
+export function linkOrigin(req: Request, publicUrl: string | undefined): string {
   if (publicUrl !== undefined) return new URL(publicUrl).origin;
   const host = req.get('host');
   if (!isWellFormedHost(host)) return '';

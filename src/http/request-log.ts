@@ -53,9 +53,11 @@ declare module 'node:http' {
  * operations on one (`/rooms/{id}/invites/{code}`) carry it in the path, so the logged URL masks it.
  */
 const INVITE_CODE_IN_PATH = /(\/invites\/)[^/?#]+/gi;
+/** A calendar feed's URL is its only credential (`/calendar_feeds/{token}/meetings.ics`): masked alike. */
+const FEED_TOKEN_IN_PATH = /(\/calendar_feeds\/)[^/?#]+/gi;
 
 export function loggedUrl(url: string): string {
-  return url.replace(INVITE_CODE_IN_PATH, '$1<invite code>');
+  return url.replace(INVITE_CODE_IN_PATH, '$1<invite code>').replace(FEED_TOKEN_IN_PATH, '$1<feed token>');
 }
 
 export function requestLogger(logger: Logger, { accessLog }: { accessLog: boolean }) {

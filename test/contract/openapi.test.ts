@@ -67,6 +67,11 @@ const INTERFACE: [string, string, string, string][] = [
   ['Get user details', 'get', '/users/{user_id}', 'get_user'],
   ['Find users', 'get', '/users/find', 'find_users'],
   ['Health', 'get', '/health', 'get_health'],
+  // Convene's own (issue 20): a user's meetings as an iCalendar feed
+  ['Get calendar feed (Convene)', 'get', '/users/me/calendar_feed', 'get_calendar_feed'],
+  ['Issue calendar feed (Convene)', 'post', '/users/me/calendar_feed', 'issue_calendar_feed'],
+  ['Revoke calendar feed (Convene)', 'delete', '/users/me/calendar_feed', 'revoke_calendar_feed'],
+  ['Read calendar feed (Convene)', 'get', '/calendar_feeds/{token}/meetings.ics', 'get_calendar_feed_ics'],
 ];
 
 const d = doc as Record<string, any>;

@@ -73,6 +73,8 @@ interface Scene {
   sip: { id: string; pin: string };
   streamingTargetId: string;
   assetId: string;
+  /** The secret of the owner's calendar feed. */
+  feedToken: string;
 }
 
 let postgres: PrivatePostgres | undefined;
@@ -202,6 +204,7 @@ async function writeScene(): Promise<Scene> {
     201,
   );
   await must('create_room', { method: 'POST', path: '/v1/rooms', token: owner.token, json: { enable_sip: false, password: 'secret' } }, 201);
+  const feed = await must('issue_calendar_feed', { method: 'POST', path: '/v1/users/me/calendar_feed', token: owner.token }, 201);
   return {
     owner,
     invitee,
@@ -213,6 +216,7 @@ async function writeScene(): Promise<Scene> {
     sip: { id: sip.sip_id, pin: sip.password },
     streamingTargetId: target.id,
     assetId: asset.id,
+    feedToken: new URL(feed.url).pathname.split('/')[3]!,
   };
 }
 
@@ -232,6 +236,7 @@ async function readBack(s: Scene): Promise<Record<string, unknown>> {
     ['get_room_assets', `${room}/assets`],
     ['get_room_asset', `${room}/assets/${s.assetId}`],
     ['get_me_assets', '/v1/users/me/assets'],
+    ['get_calendar_feed', '/v1/users/me/calendar_feed'],
   ];
   const found: Record<string, unknown> = {};
   for (const [operationId, path] of reads) found[operationId] = await must(operationId, { method: 'GET', path, token }, 200);
@@ -303,6 +308,10 @@ function probes(s: Scene): Record<OperationId, Probe> {
     delete_email_event_invite: asOwner('DELETE', `${event}/invites/email`, { query: SUPPRESS, json: { email: s.invitee.email } }),
     accept_event_invite: { method: 'PATCH', path: `${event}/invite`, token: s.invitee.token },
     decline_event_invite: { method: 'DELETE', path: `${event}/invite`, token: s.invitee.token },
+    get_calendar_feed: asOwner('GET', '/v1/users/me/calendar_feed'),
+    issue_calendar_feed: asOwner('POST', '/v1/users/me/calendar_feed'),
+    revoke_calendar_feed: asOwner('DELETE', '/v1/users/me/calendar_feed'),
+    get_calendar_feed_ics: { method: 'GET', path: `/v1/calendar_feeds/${s.feedToken}/meetings.ics` },
   };
 }
 

@@ -24,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openapiDocument } from '../../generated/openapi-document.js';
 import type { operations as OperationTypes } from '../../generated/openapi.js';
 import { operations, type OperationId } from '../../generated/operations.js';
+import { feedTokenHash, newFeedToken } from '../../src/domain/calendar-feed/calendar-feeds.repository.js';
 import { buildRoutes } from '../../src/http/app.js';
 import { authorizationOf, createCast, createScene, PARTIES, type Cast, type Party, type Scene, type SceneOptions } from '../support/access-cast.js';
 import { freshSourceAddress } from '../support/invites.js';
@@ -55,6 +56,8 @@ interface Rule<Op extends OperationId> {
    * own. A refused cell acts on the shared scene, which it must leave as it was (checked).
    */
   fresh?: SceneOptions;
+  /** Puts what the cell needs in place before it runs (and before a refused write's database state is read). */
+  prepare?: () => Promise<void>;
   request?: (scene: Scene, cast: Cast) => Request<Op>;
 }
 
@@ -182,7 +185,22 @@ const table: { [Op in OperationId]: Rule<Op> } = {
   },
   accept_event_invite: { admits: 'users', may: INVITEES, status: 204 },
   decline_event_invite: { admits: 'users', may: INVITEES, status: 204 },
+
+  // a feed is the user's own: only the owner has one here (ownerFeedOnly), nobody reaches another's
+  get_calendar_feed: { admits: 'users', may: OWNER, status: 200, prepare: ownerFeedOnly },
+  issue_calendar_feed: { admits: 'users', may: USERS, status: 201, prepare: ownerFeedOnly },
+  revoke_calendar_feed: { admits: 'users', may: OWNER, status: 204, prepare: ownerFeedOnly },
+  // the token is the credential: whoever has the URL reads the owner's feed, whatever else they send
+  get_calendar_feed_ics: { admits: 'anyone', status: 200, prepare: ownerFeedOnly, request: () => ({ params: { token: ownerFeedToken } }) },
 };
+
+let ownerFeedToken = '';
+/** The owner has a calendar feed (a new one each time), no other user has one. */
+async function ownerFeedOnly(): Promise<void> {
+  ownerFeedToken = newFeedToken();
+  await dbOf(app).deleteFrom('calendar_feeds').execute();
+  await dbOf(app).insertInto('calendar_feeds').values({ user_id: cast.owner.id, token_hash: feedTokenHash(ownerFeedToken) }).execute();
+}
 
 /** The parties holding a valid access token of a registered user. */
 const REGISTERED: readonly Party[] = USERS;
@@ -328,6 +346,7 @@ describe.each(operationIds)('%s', (operationId) => {
     const expected = expectedStatus(rule, party);
     const refused = expected === 401 || expected === 404;
     const scene = rule.fresh && !refused ? await createScene(app, cast, rule.fresh) : shared;
+    await rule.prepare?.();
     const before = refused && writes ? await databaseState() : undefined;
 
     const res = await call(operationId, scene, party);

@@ -2,7 +2,7 @@
  * Secrets never reach the log (issue 8): room passwords (at creation, change and start, right or
  * wrong), call-in pins, streaming keys, ID and access tokens, invite codes (in bodies and in
  * `Authorization`), signaling tickets and resumption tokens (in bodies and in the WebSocket
- * handshake). The service runs with its own logger at `trace`, so every request is logged; the
+ * handshake), calendar feed tokens (in the feed's URL). The service runs with its own logger at `trace`, so every request is logged; the
  * test reads what it wrote after driving each of these through the API, and first makes sure the
  * requests were logged at all (a log that stayed empty would hide nothing).
  */
@@ -37,7 +37,8 @@ async function send(method: string, path: string, { authorization, body }: { aut
     },
     body: body === undefined ? undefined : JSON.stringify(body),
   });
-  return { status: res.status, json: res.text_ ? JSON.parse(res.text_) : undefined };
+  const json = res.headers.get('content-type')?.startsWith('application/json') && res.text_ ? JSON.parse(res.text_) : undefined;
+  return { status: res.status, json };
 }
 
 const bearer = (user: TestUser) => `Bearer ${user.accessToken}`;
@@ -180,6 +181,21 @@ describe('the log', () => {
     expect(resumed.status).toBe(200);
     secret('resumed ticket', resumed.json.ticket);
     secret('next resumption token', resumed.json.resumption);
+    expectNoSecretInLog();
+  });
+
+  it('keeps out calendar feed tokens, which travel in the feed URL, right, rotated or unknown', async () => {
+    const tokenOf = (url: string) => new URL(url).pathname.split('/')[3]!;
+    const first = await send('POST', '/v1/users/me/calendar_feed', { authorization: bearer(owner) });
+    expect(first.status).toBe(201);
+    const feed = secret('calendar feed token', tokenOf(first.json.url));
+    expect((await send('GET', `/v1/calendar_feeds/${feed}/meetings.ics`)).status).toBe(200);
+    const rotated = await send('POST', '/v1/users/me/calendar_feed', { authorization: bearer(owner) });
+    secret('rotated calendar feed token', tokenOf(rotated.json.url));
+    expect((await send('GET', `/v1/calendar_feeds/${feed}/meetings.ics`)).status).toBe(404);
+    const unknown = secret('unknown calendar feed token', randomBytes(32).toString('base64url'));
+    expect((await send('GET', `/v1/calendar_feeds/${unknown}/meetings.ics`)).status).toBe(404);
+    expect(app.log()).toContain('/v1/calendar_feeds/<feed token>/meetings.ics');
     expectNoSecretInLog();
   });
 });

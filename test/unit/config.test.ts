@@ -62,6 +62,7 @@ describe('loadConfig', () => {
       users: { default_language: 'en-US', avatar_base_url: 'https://seccdn.libravatar.org/avatar/', find_limit: 20 },
       assets: { max_upload_bytes: 104857600 },
       smtp: { from: 'Convene <convene@localhost>' },
+      calendar_feed: { past_days: 90, max_events: 500 },
       rate_limits: { window_seconds: 300, failures_per_source: 10, failures_per_target: 50 },
       signaling_caps: {
         tickets_window_seconds: 60,
@@ -252,6 +253,19 @@ describe('loadConfig', () => {
     const file = tomlFile('[tariffs.definitions.default.quotas]\nmax_storage = 4294967296\n');
     expect(problems({ file, env: {} })).toEqual([
       `configuration: tariffs.definitions.default.quotas.max_storage must be <= 4294967295 (from ${file})`,
+    ]);
+  });
+  it('bounds the calendar feed: past_days 0 to 3660, max_events 1 to 10000', () => {
+    const feed = (env: Record<string, string>) => loadConfig({ file: false, env }).calendar_feed;
+    expect(feed({ CONVENE_CALENDAR_FEED__PAST_DAYS: '0', CONVENE_CALENDAR_FEED__MAX_EVENTS: '1' })).toEqual({ past_days: 0, max_events: 1 });
+    expect(feed({ CONVENE_CALENDAR_FEED__PAST_DAYS: '3660', CONVENE_CALENDAR_FEED__MAX_EVENTS: '10000' })).toEqual({ past_days: 3660, max_events: 10000 });
+    expect(problems({ file: false, env: { CONVENE_CALENDAR_FEED__PAST_DAYS: '-1', CONVENE_CALENDAR_FEED__MAX_EVENTS: '0' } })).toEqual([
+      'configuration: calendar_feed.past_days must be >= 0 (from CONVENE_CALENDAR_FEED__PAST_DAYS)',
+      'configuration: calendar_feed.max_events must be >= 1 (from CONVENE_CALENDAR_FEED__MAX_EVENTS)',
+    ]);
+    expect(problems({ file: false, env: { CONVENE_CALENDAR_FEED__PAST_DAYS: '3661', CONVENE_CALENDAR_FEED__MAX_EVENTS: '10001' } })).toEqual([
+      'configuration: calendar_feed.past_days must be <= 3660 (from CONVENE_CALENDAR_FEED__PAST_DAYS)',
+      'configuration: calendar_feed.max_events must be <= 10000 (from CONVENE_CALENDAR_FEED__MAX_EVENTS)',
     ]);
   });
 });

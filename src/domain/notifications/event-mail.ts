@@ -123,7 +123,7 @@ export function calendarEvent(snapshot: EventSnapshot, config: Config): Calendar
   };
 }
 
-function calendarException(x: EventExceptionRow, series: CalendarTimes): CalendarException {
+export function calendarException(x: EventExceptionRow, series: CalendarTimes): CalendarException {
   const changed = x.starts_at !== null || x.ends_at !== null || x.is_all_day !== null;
   const duration = series.end.getTime() - series.start.getTime();
   const start = x.starts_at ?? x.instance_start;

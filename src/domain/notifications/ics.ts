@@ -1,5 +1,6 @@
 /**
- * The iCalendar attachment of an event mail (RFC 5545, iTIP methods of RFC 5546).
+ * The iCalendar attachment of an event mail (RFC 5545, iTIP methods of RFC 5546), and a user's
+ * calendar feed (`buildFeed`: many events, no METHOD, each with its own STATUS and DTSTAMP).
  *
  * - METHOD:REQUEST creates or updates the meeting in the recipient's calendar; METHOD:CANCEL with
  *   STATUS:CANCELLED removes it (a cancelled event, or a recipient who was uninvited).
@@ -68,15 +69,66 @@ function eventUid(eventId: string): string {
   return `${eventId}@convene`;
 }
 
+/** How one event is written: its STATUS, its DTSTAMP, and whether its changed occurrences are. */
+interface EventForm {
+  status: 'CONFIRMED' | 'TENTATIVE' | 'CANCELLED';
+  stamp: Date;
+  withOverrides: boolean;
+}
+
 /** The attachment as text: CRLF line endings, folded at 75 octets. */
 export function buildCalendar(method: IcsMethod, event: CalendarEvent, now: Date): string {
+  const form: EventForm = { status: method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED', stamp: now, withOverrides: method === 'REQUEST' };
+  const { lines, zones } = eventComponents(event, form);
+  return calendarObject([`METHOD:${method}`], zones, event.times.start.getUTCFullYear(), lines);
+}
+
+/** One event of a published calendar (a feed): its own STATUS and DTSTAMP, its changed occurrences included. */
+export interface FeedEntry {
+  event: CalendarEvent;
+  status: 'CONFIRMED' | 'TENTATIVE';
+  /** When the event (or one of its occurrences) last changed. */
+  lastModified: Date;
+}
+
+/**
+ * A published calendar of many events (RFC 5545 without METHOD: no iTIP request, so calendar
+ * programs show the events instead of offering to answer them). `header` comes after the fixed
+ * properties (name, refresh interval); the VTIMEZONEs follow the rules of `zoneYear`.
+ */
+export function buildFeed(entries: readonly FeedEntry[], header: readonly string[], zoneYear: number): string {
+  const zones = new Set<string>();
+  const lines: string[] = [];
+  for (const entry of entries) {
+    const built = eventComponents(entry.event, { status: entry.status, stamp: entry.lastModified, withOverrides: true });
+    lines.push(...built.lines);
+    for (const zone of built.zones) zones.add(zone);
+  }
+  return calendarObject(header, zones, zoneYear, lines);
+}
+
+function calendarObject(header: readonly string[], zones: ReadonlySet<string>, zoneYear: number, events: readonly string[]): string {
+  return joinLines([
+    'BEGIN:VCALENDAR',
+    'VERSION:2.0',
+    'PRODID:-//Convene//Convene Meetings//EN',
+    'CALSCALE:GREGORIAN',
+    ...header,
+    ...[...zones].sort().flatMap((zone) => vtimezone(zone, zoneYear)),
+    ...events,
+    'END:VCALENDAR',
+  ]);
+}
+
+/** The event's VEVENTs (the series, then its changed occurrences) and the zones they name. */
+function eventComponents(event: CalendarEvent, form: EventForm): { lines: string[]; zones: Set<string> } {
   const series: TimeForm = { isAllDay: event.times.isAllDay, zone: event.times.startZone };
   const isSeries = event.pattern.length > 0;
-  const overrides = method === 'REQUEST' && isSeries ? event.exceptions.filter((e) => e.status === 'ok') : [];
+  const overrides = form.withOverrides && isSeries ? event.exceptions.filter((e) => e.status === 'ok') : [];
   const cancelled = isSeries ? event.exceptions.filter((e) => e.status === 'cancelled') : [];
 
   const master = [
-    ...common(event, method, now),
+    ...common(event, form),
     ...times(event.times),
     ...(isSeries ? recurrenceLines(event.pattern, series, event.times.start) : []),
     ...(cancelled.length > 0 ? [timeProperty('EXDATE', cancelled.map((e) => e.originalStart), series)] : []),
@@ -84,7 +136,7 @@ export function buildCalendar(method: IcsMethod, event: CalendarEvent, now: Date
     ...describe(event.description, event.location),
   ];
   const overrideEvents = overrides.map((exception) => [
-    ...common(event, method, now),
+    ...common(event, form),
     timeProperty('RECURRENCE-ID', [exception.originalStart], series),
     ...times(exception.times ?? shifted(event.times, exception.originalStart)),
     `SUMMARY:${escapeText(exception.title ?? event.title)}`,
@@ -95,26 +147,15 @@ export function buildCalendar(method: IcsMethod, event: CalendarEvent, now: Date
   for (const t of [event.times, ...overrides.map((e) => e.times)]) {
     if (t && !t.isAllDay) for (const zone of [t.startZone, t.endZone]) if (!isUtcZone(zone)) zones.add(zone);
   }
-  const year = event.times.start.getUTCFullYear();
-
-  return joinLines([
-    'BEGIN:VCALENDAR',
-    'VERSION:2.0',
-    'PRODID:-//Convene//Convene Meetings//EN',
-    'CALSCALE:GREGORIAN',
-    `METHOD:${method}`,
-    ...[...zones].flatMap((zone) => vtimezone(zone, year)),
-    ...[master, ...overrideEvents].flatMap((lines) => ['BEGIN:VEVENT', ...lines, 'END:VEVENT']),
-    'END:VCALENDAR',
-  ]);
+  return { lines: [master, ...overrideEvents].flatMap((lines) => ['BEGIN:VEVENT', ...lines, 'END:VEVENT']), zones };
 }
 
-function common(event: CalendarEvent, method: IcsMethod, now: Date): string[] {
+function common(event: CalendarEvent, form: EventForm): string[] {
   return [
     `UID:${eventUid(event.eventId)}`,
-    `DTSTAMP:${formatUtcDateTime(now)}`,
+    `DTSTAMP:${formatUtcDateTime(form.stamp)}`,
     `SEQUENCE:${event.sequence}`,
-    `STATUS:${method === 'CANCEL' ? 'CANCELLED' : 'CONFIRMED'}`,
+    `STATUS:${form.status}`,
     `ORGANIZER${event.organizer.name ? `;CN=${paramValue(event.organizer.name)}` : ''}:mailto:${event.organizer.email}`,
     ...event.attendees.map(
       (a) =>

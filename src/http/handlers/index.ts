@@ -6,6 +6,7 @@ import type { OperationId } from '../../../generated/operations.js';
 import type { Handlers } from '../handler-types.js';
 import { assetsHandlers } from './assets.js';
 import { authHandlers } from './auth.js';
+import { calendarFeedHandlers } from './calendar_feed.js';
 import { eventInvitesHandlers } from './event_invites.js';
 import { eventsHandlers } from './events.js';
 import { healthHandlers } from './health.js';
@@ -37,5 +38,6 @@ export function createHandlers(services: Services): Handlers<OperationId> {
     ...turnHandlers(services),
     ...signalingHandlers(services),
     ...eventsHandlers(services),
+    ...calendarFeedHandlers(services),
   };
 }

@@ -47,6 +47,15 @@ describe('requestLogger', () => {
     expect(lines).toMatchObject([{ msg: 'request completed', req: { url: '/rooms/r1/invites/<invite code>?x=1' } }]);
   });
 
+  it('masks the token of a calendar feed URL, which is the feed\'s only credential', async () => {
+    const lines: Record<string, unknown>[] = [];
+    const url = await appLogging('debug', lines);
+    const token = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
+    await fetch(`${url}/v1/calendar_feeds/${token}/meetings.ics`);
+    expect(JSON.stringify(lines)).not.toContain(token);
+    expect(lines).toMatchObject([{ msg: 'request completed', req: { url: '/v1/calendar_feeds/<feed token>/meetings.ics' } }]);
+  });
+
   it('logs a finished request at debug with its status, and a 5xx at error', async () => {
     const lines: Record<string, unknown>[] = [];
     const url = await appLogging('debug', lines);
