@@ -37,6 +37,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/calendar_feeds/{token}/meetings.ics": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Read a user's meetings as an iCalendar feed.
+         * @description The iCalendar (RFC 5545) feed of the meetings of the user who issued `token`: the events they
+         *     created and those they are invited to and have not declined (not those of rooms they are
+         *     banned from), without a `METHOD` (a published calendar, not an invitation). A series carries
+         *     its RRULE, its cancelled occurrences as EXDATE and its changed ones as extra VEVENTs with a
+         *     RECURRENCE-ID; every time zone used has its VTIMEZONE. UID is `<event id>@convene`, as in
+         *     the invitation mails, so a calendar holding both shows one entry. Events without a time
+         *     (`is_time_independent`) are left out. Bounded: the events with an occurrence ending at most
+         *     `[calendar_feed] past_days` ago or later, those still running first, then by start, at most
+         *     `[calendar_feed] max_events` of them.
+         *
+         *     Nothing secret is written: no room password, invite code or call-in pin, and no invitee
+         *     list: each event has its title, description, organizer and status (`TENTATIVE` while the
+         *     user's answer is pending or tentative).
+         *
+         *     No authentication: the token is the credential, and an unknown or revoked one answers 404.
+         *     `ETag` is a hash of the feed; a request with a matching `If-None-Match` answers 304.
+         */
+        get: operations["get_calendar_feed_ics"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/events": {
         parameters: {
             query?: never;
@@ -923,6 +958,41 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/users/me/calendar_feed": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tell whether the caller has a calendar feed.
+         * @description Answers when the caller's feed was issued. Its URL is not part of the answer: only a hash of
+         *     its secret is stored, so the URL is shown once, when it is issued (`POST`). 404 when the
+         *     caller has no feed (never issued, or revoked).
+         */
+        get: operations["get_calendar_feed"];
+        put?: never;
+        /**
+         * Issue (or rotate) the caller's calendar feed URL.
+         * @description Issues a new secret URL for the caller's iCalendar feed and answers it, once: the service
+         *     keeps only a hash of its secret. A feed the caller already had is replaced, so its old URL
+         *     answers 404 from now on (rotation). A calendar program subscribes to `url` (`webcal_url` is
+         *     the same address for programs that open `webcal:` links). Anyone who has the URL can read
+         *     the feed without logging in: rotate it when it may have leaked, or revoke it (`DELETE`).
+         */
+        post: operations["issue_calendar_feed"];
+        /**
+         * Revoke the caller's calendar feed.
+         * @description Removes the caller's feed: its URL answers 404 from now on, and subscribed calendar programs
+         *     stop receiving updates. Answers 204 without a body; 404 when the caller has no feed.
+         */
+        delete: operations["revoke_calendar_feed"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/users/me/event_favorites/{event_id}": {
         parameters: {
             query?: never;
@@ -1002,6 +1072,14 @@ export interface components {
          * @example null
          */
         BreakoutRoom: number | string | null;
+        /** @description The caller's calendar feed (its URL is shown only when issued). */
+        CalendarFeed: {
+            /**
+             * Format: date-time
+             * @description When the current URL was issued.
+             */
+            created_at: string;
+        };
         /**
          * @description How to dial in to an event's room by telephone.
          * @example {
@@ -1766,6 +1844,24 @@ export interface components {
             password_required: boolean;
             /** Format: uuid */
             room_id: string;
+        };
+        /** @description A newly issued calendar feed, with its secret URL (shown this once). */
+        IssuedCalendarFeed: {
+            /**
+             * Format: date-time
+             * @description When this URL was issued.
+             */
+            created_at: string;
+            /**
+             * Format: uri
+             * @description The feed's secret address (`https`, or `http` without TLS).
+             */
+            url: string;
+            /**
+             * Format: uri
+             * @description The same address with the `webcal` scheme, which calendar programs open as a subscription.
+             */
+            webcal_url: string;
         };
         /**
          * @description An OpenID-Connect ID token.
@@ -2747,6 +2843,68 @@ export interface operations {
             400: components["responses"]["BadRequest"];
             413: components["responses"]["PayloadTooLarge"];
             415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_calendar_feed_ics: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The `ETag` of a copy the client holds; 304 when the feed has not changed since. */
+                "If-None-Match"?: string;
+            };
+            path: {
+                /**
+                 * @description The feed's secret, as issued by `POST /users/me/calendar_feed`.
+                 * @example 3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo
+                 */
+                token: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed. */
+            200: {
+                headers: {
+                    /**
+                     * @description `private, no-cache`: the subscriber's program may keep the feed and ask again with `If-None-Match`; no shared cache keeps it (its URL is a secret).
+                     * @example private, no-cache
+                     */
+                    "Cache-Control"?: string;
+                    /**
+                     * @description A strong validator of this feed's content.
+                     * @example "9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d"
+                     */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example BEGIN:VCALENDAR
+                     *     VERSION:2.0
+                     *     PRODID:-//Convene//Convene Meetings//EN
+                     *     …
+                     *     END:VCALENDAR
+                     */
+                    "text/calendar": string;
+                };
+            };
+            /** @description The feed has not changed since the copy whose `ETag` was sent. */
+            304: {
+                headers: {
+                    /**
+                     * @description The feed's current validator (the one sent).
+                     * @example "9b2f6c1d0a7e4f3b8c5d2e1f0a9b8c7d"
+                     */
+                    ETag?: string;
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
@@ -5635,6 +5793,91 @@ export interface operations {
             };
             400: components["responses"]["BadRequest"];
             401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The caller's feed. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-28T09:30:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["CalendarFeed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    issue_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The new feed, with its secret URL. */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "created_at": "2026-11-28T09:30:00Z",
+                     *       "url": "https://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics",
+                     *       "webcal_url": "webcal://convene.example.org/v1/calendar_feeds/3q2-7wEjXkVpZt1S0YJxq9fM4bLrPcNd8uHgAe5WvKo/meetings.ics"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["IssuedCalendarFeed"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    revoke_calendar_feed: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The feed is revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
         };
