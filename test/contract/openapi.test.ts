@@ -67,6 +67,8 @@ const INTERFACE: [string, string, string, string][] = [
   ['Get user details', 'get', '/users/{user_id}', 'get_user'],
   ['Find users', 'get', '/users/find', 'find_users'],
   ['Health', 'get', '/health', 'get_health'],
+  // Convene's own, beside the interface's: readiness for load balancers
+  ['Ready', 'get', '/ready', 'get_ready'],
 ];
 
 const d = doc as Record<string, any>;
@@ -84,9 +86,10 @@ describe('interface operations', () => {
     expect(Object.keys(operations).sort()).toEqual(INTERFACE.map((r) => r[3]).sort());
   });
 
-  it('serves /health outside /v1 and everything else under /v1', () => {
+  it('serves /health and /ready outside /v1 and everything else under /v1', () => {
     expect(d.servers).toEqual([{ url: '/v1' }]);
     expect(d.paths['/health'].servers).toMatchObject([{ url: '/' }]);
+    expect(d.paths['/ready'].servers).toMatchObject([{ url: '/' }]);
   });
 });
 
