@@ -4,6 +4,7 @@
  * errors and its pool, the mail outbox and mail failures, Redis errors — all through real
  * components (an errored query, an SMTP server and a Redis that refuse on a closed loopback port).
  */
+import { createServer, type Socket } from 'node:net';
 import { sql } from 'kysely';
 import { describe, expect, it } from 'vitest';
 import { dbOf } from '../support/test-app.js';
@@ -191,6 +192,24 @@ describe('/metrics', () => {
   });
 });
 
+// embedded PGlite is one session: a transaction holding it keeps every other query waiting, as a
+// database that stopped answering would (on a server the pool has other connections)
+describe.skipIf(process.env.DATABASE_URL)('a database that does not answer in time (embedded: its one session held)', () => {
+  it('the outbox gauge reads NaN after 1 s and /ready answers 503 timeout after 2 s', async () => {
+    await dbOf(app)
+      .transaction()
+      .execute(async () => {
+        const started = performance.now();
+        expect(await read('convene_mail_outbox_pending')).toBeNaN();
+        expect(performance.now() - started).toBeLessThan(1_900);
+        const answer = await app.request('GET', '/ready');
+        expect(answer.status).toBe(503);
+        expect(JSON.parse(answer.text_).errors).toEqual([{ field: 'database', code: 'timeout', message: 'the database did not answer within 2000 ms' }]);
+      });
+    expect(await read('convene_mail_outbox_pending')).toBe(0);
+  });
+});
+
 describe('/ready', () => {
   it(`answers 200 while the database${redisUrl ? ' and Redis answer' : ' answers (no Redis configured)'}`, async () => {
     const answer = await app.request('GET', '/ready');
@@ -214,6 +233,22 @@ describe('/ready', () => {
       expect((await refused.request('GET', '/health')).status).toBe(200);
     } finally {
       await refused.close();
+    }
+  });
+
+  it('answers 503 timeout when Redis takes the connection and answers nothing', async () => {
+    const held: Socket[] = [];
+    const silent = createServer((socket) => held.push(socket));
+    await new Promise<void>((resolve) => silent.listen(0, '127.0.0.1', resolve));
+    const frozen = await app.withConfig({ redis: { url: `redis://127.0.0.1:${(silent.address() as { port: number }).port}` } });
+    try {
+      const answer = await frozen.request('GET', '/ready');
+      expect(answer.status).toBe(503);
+      expect(JSON.parse(answer.text_).errors).toEqual([{ field: 'redis', code: 'timeout', message: 'Redis did not answer within 2000 ms' }]);
+    } finally {
+      for (const socket of held) socket.destroy();
+      await frozen.close();
+      silent.close();
     }
   });
 
