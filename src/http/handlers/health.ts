@@ -39,8 +39,10 @@ export function healthHandlers({ database, redis }: Services) {
           redis ? probe('redis', 'Redis', () => redis.ping()) : undefined,
         ])
       ).filter((entry) => entry !== undefined);
+      // answered, not thrown: a load balancer asks every few seconds, and a 503 thrown is logged as an error each time
       if (failed.length > 0) {
-        throw errors.serviceUnavailable(`Not ready: ${failed.map((entry) => entry.field).join(' and ')} not answering`, failed);
+        const refusal = errors.serviceUnavailable(`Not ready: ${failed.map((entry) => entry.field).join(' and ')} not answering`, failed);
+        return { status: 503, body: refusal.toBody() } as const;
       }
       return { status: 200, body: { status: 'ready', database: 'up', redis: redis ? 'up' : 'not_configured' } } as const;
     },
