@@ -64,7 +64,7 @@ export const openapiDocument = {
     },
     {
       "name": "health",
-      "description": "Liveness of the service and its database."
+      "description": "Liveness of the service and its database, and readiness of the instance."
     },
     {
       "name": "calendar_feed",
@@ -2391,6 +2391,69 @@ export const openapiDocument = {
                 "example": {
                   "status": "unavailable",
                   "database": "down"
+                }
+              }
+            }
+          }
+        }
+      }
+    },
+    "/ready": {
+      "servers": [
+        {
+          "url": "/",
+          "description": "Readiness sits at the root of the service, outside `/v1`."
+        }
+      ],
+      "get": {
+        "operationId": "get_ready",
+        "tags": [
+          "health"
+        ],
+        "summary": "Tell whether this instance can serve requests now.",
+        "description": "For load balancers: 200 when the database answers a `SELECT 1` and, when Redis is\nconfigured, Redis answers `PING`, each within 2 seconds; 503 with the error body otherwise,\nits `errors` naming each dependency that failed (`field`: `database` or `redis`). Also 503,\nwith the error body, once the instance has begun to shut down, so that a load balancer\ntakes it out of rotation while the requests under way finish. `/health` tells liveness: an\norchestrator that restarts an instance on a failed liveness probe should ask `/health`, not\nthis.\nA malformed request (a NUL character in the query) is 400 with the error body, as for every\noperation.\n",
+        "security": [],
+        "responses": {
+          "200": {
+            "description": "The instance is ready.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Readiness"
+                },
+                "example": {
+                  "status": "ready",
+                  "database": "up",
+                  "redis": "up"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "description": "A dependency does not answer, or the instance is shutting down.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/Error"
+                },
+                "example": {
+                  "code": "service_unavailable",
+                  "message": "Not ready: the database does not answer",
+                  "documentation_url": "/docs#error-service_unavailable",
+                  "status": "503",
+                  "errors": [
+                    {
+                      "field": "database",
+                      "code": "timeout",
+                      "message": "the database did not answer within 2000 ms"
+                    }
+                  ]
                 }
               }
             }
@@ -4950,7 +5013,7 @@ export const openapiDocument = {
           },
           "errors": {
             "type": "array",
-            "description": "For validation failures, one entry per offending field.",
+            "description": "For validation failures, one entry per offending field; for `get_ready`, one entry per dependency that does not answer (`field` names it).",
             "items": {
               "$ref": "#/components/schemas/FieldError"
             }
@@ -4976,7 +5039,7 @@ export const openapiDocument = {
           },
           "code": {
             "type": "string",
-            "description": "What is wrong: `invalid_length`, `out_of_range`, `value_required`, `invalid_value`, `invalid_format` …"
+            "description": "What is wrong: `invalid_length`, `out_of_range`, `value_required`, `invalid_value`, `invalid_format` …; for a dependency of `get_ready`, `unavailable` (it failed) or `timeout` (it did not answer in time)"
           },
           "message": {
             "type": "string"
@@ -6979,6 +7042,43 @@ export const openapiDocument = {
         "example": {
           "status": "ok",
           "database": "up"
+        }
+      },
+      "Readiness": {
+        "type": "object",
+        "description": "The dependencies of a ready instance.",
+        "additionalProperties": false,
+        "required": [
+          "status",
+          "database",
+          "redis"
+        ],
+        "properties": {
+          "status": {
+            "type": "string",
+            "enum": [
+              "ready"
+            ]
+          },
+          "database": {
+            "type": "string",
+            "enum": [
+              "up"
+            ]
+          },
+          "redis": {
+            "type": "string",
+            "description": "`not_configured` when the instance runs without Redis (one instance, state in process).",
+            "enum": [
+              "up",
+              "not_configured"
+            ]
+          }
+        },
+        "example": {
+          "status": "ready",
+          "database": "up",
+          "redis": "not_configured"
         }
       },
       "Room": {

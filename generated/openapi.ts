@@ -391,6 +391,34 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/ready": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Tell whether this instance can serve requests now.
+         * @description For load balancers: 200 when the database answers a `SELECT 1` and, when Redis is
+         *     configured, Redis answers `PING`, each within 2 seconds; 503 with the error body otherwise,
+         *     its `errors` naming each dependency that failed (`field`: `database` or `redis`). Also 503,
+         *     with the error body, once the instance has begun to shut down, so that a load balancer
+         *     takes it out of rotation while the requests under way finish. `/health` tells liveness: an
+         *     orchestrator that restarts an instance on a failed liveness probe should ask `/health`, not
+         *     this.
+         *     A malformed request (a NUL character in the query) is 400 with the error body, as for every
+         *     operation.
+         */
+        get: operations["get_ready"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/rooms": {
         parameters: {
             query?: never;
@@ -1220,7 +1248,7 @@ export interface components {
             code: string;
             /** @description Where this code is documented. */
             documentation_url: string;
-            /** @description For validation failures, one entry per offending field. */
+            /** @description For validation failures, one entry per offending field; for `get_ready`, one entry per dependency that does not answer (`field` names it). */
             errors?: components["schemas"]["FieldError"][];
             /** @description A human-readable explanation. */
             message: string;
@@ -1763,7 +1791,7 @@ export interface components {
          *     }
          */
         FieldError: {
-            /** @description What is wrong: `invalid_length`, `out_of_range`, `value_required`, `invalid_value`, `invalid_format` … */
+            /** @description What is wrong: `invalid_length`, `out_of_range`, `value_required`, `invalid_value`, `invalid_format` …; for a dependency of `get_ready`, `unavailable` (it failed) or `timeout` (it did not answer in time) */
             code: string;
             /** @description The offending field, as a JSON pointer-like path (`starts_at.datetime`) or a parameter name. */
             field?: string;
@@ -1973,6 +2001,25 @@ export interface components {
             id: string;
             lastname: string;
             title: string;
+        };
+        /**
+         * @description The dependencies of a ready instance.
+         * @example {
+         *       "status": "ready",
+         *       "database": "up",
+         *       "redis": "not_configured"
+         *     }
+         */
+        Readiness: {
+            /** @enum {string} */
+            database: "up";
+            /**
+             * @description `not_configured` when the instance runs without Redis (one instance, state in process).
+             * @enum {string}
+             */
+            redis: "up" | "not_configured";
+            /** @enum {string} */
+            status: "ready";
         };
         /**
          * @description RFC 5545 recurrence lines (`RRULE`, `EXRULE`, `RDATE`, `EXDATE`), at most 4 of at most 1024 characters each; frequencies finer than `DAILY` are refused.
@@ -4159,6 +4206,59 @@ export interface operations {
             429: components["responses"]["TooManyRequests"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_ready: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The instance is ready. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "status": "ready",
+                     *       "database": "up",
+                     *       "redis": "up"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Readiness"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            500: components["responses"]["InternalServerError"];
+            /** @description A dependency does not answer, or the instance is shutting down. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "code": "service_unavailable",
+                     *       "message": "Not ready: the database does not answer",
+                     *       "documentation_url": "/docs#error-service_unavailable",
+                     *       "status": "503",
+                     *       "errors": [
+                     *         {
+                     *           "field": "database",
+                     *           "code": "timeout",
+                     *           "message": "the database did not answer within 2000 ms"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     get_rooms: {

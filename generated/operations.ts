@@ -152,6 +152,11 @@ export const operations = {
     "path": "/users/me/tariff",
     "tag": "users"
   },
+  "get_ready": {
+    "method": "get",
+    "path": "/ready",
+    "tag": "health"
+  },
   "get_room": {
     "method": "get",
     "path": "/rooms/{room_id}",
@@ -313,7 +318,7 @@ export interface OperationsByTag {
   calendar_feed: 'get_calendar_feed' | 'get_calendar_feed_ics' | 'issue_calendar_feed' | 'revoke_calendar_feed';
   event_invites: 'accept_event_invite' | 'create_event_invite' | 'decline_event_invite' | 'delete_email_event_invite' | 'delete_event_invite' | 'get_event_invites' | 'update_event_invite';
   events: 'add_event_to_favorites' | 'create_event' | 'delete_event' | 'get_event' | 'get_event_instance' | 'get_event_instances' | 'get_events' | 'patch_event' | 'patch_event_instance' | 'remove_event_from_favorites';
-  health: 'get_health';
+  health: 'get_health' | 'get_ready';
   invites: 'create_room_invite' | 'delete_room_invite' | 'get_room_invite' | 'get_room_invites' | 'update_room_invite' | 'verify_invite_code';
   rooms: 'create_room' | 'delete_room' | 'get_room' | 'get_room_event' | 'get_room_tariff' | 'get_rooms' | 'patch_room';
   signaling: 'start_call_in' | 'start_invited_room' | 'start_room';

@@ -25,6 +25,8 @@ import { errors } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
+import { createMetrics } from './metrics.js';
+import { pendingMailCount } from './domain/notifications/outbox.js';
 import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
@@ -91,7 +93,8 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const users = createUserService({ db: database.db, config, tariffs, directory });
     const assetStorage = await assetStorageFromConfig(config);
     const clock = options.clock ?? systemClock;
-    const shared = sharedStateFromConfig(config, clock, logger);
+    const metrics = createMetrics();
+    const shared = sharedStateFromConfig(config, clock, logger, metrics.redisError);
     closeShared = () => shared.close();
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
     // shared through the database so that every instance reads every other's page cursors
@@ -107,6 +110,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       clock,
       signalingStore: shared.signalingStore,
       rateLimiter: shared.rateLimiter,
+      redis: shared.redis,
       ticketCaps: createTicketCaps(
         config.signaling_caps,
         shared.redis ? createRedisWindowCounter(shared.redis) : createLocalWindowCounter(clock),
@@ -119,6 +123,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       logger,
       auth: { identity, users, callInRole: config.oidc.call_in_role, invites },
       handlers,
+      metrics,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
     // From the start of close() a new request is answered 503 (a load balancer retries it elsewhere),
@@ -137,10 +142,19 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       redis: shared.redis,
       logger,
       scheduler: systemScheduler(clock),
+      metrics,
     });
     signaling.attach(server);
     const smtpUrl = config.smtp.url;
-    const mailWorker = smtpUrl ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger }) : undefined;
+    const mailWorker = smtpUrl
+      ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger, onFailure: metrics.mailFailed })
+      : undefined;
+    metrics.watch({
+      signaling: () => signaling.stats(),
+      databasePool: () => database.poolStats(),
+      databaseErrors: () => database.errorCount(),
+      pendingMail: () => pendingMailCount(database.db),
+    });
     const refreshTariffs = async () => tariffs.replaceStored(await storedTariffDefinitions(database.db));
     const tariffRefresh = setInterval(() => {
       refreshTariffs().catch((err: unknown) => logger.warn({ err }, 'the stored tariffs could not be re-read; the ones read before stay'));
@@ -191,8 +205,9 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
 }
 
 /**
- * 503 to a request that came after shutdown began, its connection closing after it: the error body,
- * or for the health probe its own body (the contract's `Health`: this instance is going away, while
+ * 503 to a request that came after shutdown began, its connection closing after it: the error body
+ * (`/ready` included: a load balancer takes the instance out of rotation on it), or for the health
+ * probe its own body (the contract's `Health`: this instance is going away, while
  * its database still answers), so that a probe reads `status` as always.
  */
 function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {

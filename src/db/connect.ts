@@ -23,6 +23,10 @@ import type { DB } from './schema.js';
 export interface Database {
   db: Kysely<DB>;
   dialect: 'postgres' | 'pglite';
+  /** The pool's connections now (for the metrics): open, idle, and queries waiting for one. */
+  poolStats(): { total: number; idle: number; waiting: number };
+  /** Queries that failed and connections that could not be opened, since the database was opened. */
+  errorCount(): number;
   /** Ends the pool or closes PGlite (and releases the data directory). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -69,17 +73,50 @@ export async function openDatabase(cfg: Config['database'], options: OpenDatabas
   }
 }
 
+/** Counts a database's failures (for the metrics), as its pool's connections report them. */
+interface ErrorTally {
+  count: number;
+}
+
 /**
- * A pool connection that sends the prepared queries (prepared.ts) as named statements: pg parses
- * each one once per connection and then only binds and executes it. Every other query is unnamed.
+ * The pool's connection class: sends the prepared queries (prepared.ts) as named statements (pg
+ * parses each one once per connection and then only binds and executes it; every other query is
+ * unnamed), and counts failed queries and failed connection attempts in `tally`. Counting costs a
+ * query one `catch` on its promise; the pool's own events report neither failure.
  */
-class PreparingClient extends pg.Client {
-  override query(...args: unknown[]): any {
-    const [text, values] = args;
-    const name = typeof text === 'string' ? statementNameOf(text) : undefined;
-    if (name === undefined) return (super.query as (...a: unknown[]) => unknown)(...args);
-    return super.query({ name, text: text as string, values: values as unknown[] });
-  }
+function preparingClient(tally: ErrorTally): typeof pg.Client {
+  const counted = () => {
+    tally.count++;
+  };
+  return class PreparingClient extends pg.Client {
+    override query(...args: unknown[]): any {
+      const [text, values] = args;
+      const name = typeof text === 'string' ? statementNameOf(text) : undefined;
+      const pending =
+        name === undefined
+          ? (super.query as (...a: unknown[]) => unknown)(...args)
+          : super.query({ name, text: text as string, values: values as unknown[] });
+      // the callers here (Kysely, the pool's adapter) all take the promise; a callback query returns none
+      if (pending instanceof Promise) pending.catch(counted);
+      return pending;
+    }
+
+    override connect(...args: unknown[]): any {
+      type Callback = (err?: Error | null, ...rest: unknown[]) => void;
+      const connect = super.connect.bind(this) as (callback?: Callback) => Promise<unknown> | undefined;
+      const [callback] = args as [Callback | undefined];
+      // the pool connects with a callback: its error arrives there
+      if (callback) {
+        return connect((err, ...rest) => {
+          if (err) counted();
+          callback(err, ...rest);
+        });
+      }
+      const connecting = connect();
+      connecting?.catch(counted);
+      return connecting;
+    }
+  };
 }
 
 /** pg's text parsers with Convene's in place of pg's defaults (above). */
@@ -91,8 +128,9 @@ const pgTypes = {
 };
 
 function openPostgres(url: string, max: number, queryTimeoutMs: number, options: OpenDatabaseOptions): Database {
+  const tally: ErrorTally = { count: 0 };
   const pool = new pg.Pool({
-    Client: PreparingClient,
+    Client: preparingClient(tally),
     connectionString: url,
     max,
     // a server that does not answer (rather than refusing) fails requests instead of hanging them
@@ -112,7 +150,7 @@ function openPostgres(url: string, max: number, queryTimeoutMs: number, options:
   // process alive.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', close: once(() => db.destroy()) };
+  return { db, dialect: 'postgres', ...observed(pool, tally), close: once(() => db.destroy()) };
 }
 
 /** A PGlite instance with Convene's type parsers (for its own queries); in memory unless `dataDir` is given. */
@@ -129,9 +167,10 @@ export function createPGlite(options: PGliteOptions = {}): Promise<PGlite> {
  * dropped for idleness, as PGlite is one session.
  */
 export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): Database {
+  const tally: ErrorTally = { count: 0 };
   const pool = new pg.Pool({
     ...createPgConfig(pglite),
-    Client: PreparingClient,
+    Client: preparingClient(tally),
     max: 1,
     idleTimeoutMillis: 0,
     types: pgTypes,
@@ -140,6 +179,7 @@ export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): D
   return {
     db,
     dialect: 'pglite',
+    ...observed(pool, tally),
     close: once(async () => {
       try {
         await db.destroy();
@@ -149,6 +189,14 @@ export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): D
         await onClose?.();
       }
     }),
+  };
+}
+
+/** What the metrics read of a database: its pool's figures (for PGlite the one session's) and its failures. */
+function observed(pool: pg.Pool, tally: ErrorTally): Pick<Database, 'poolStats' | 'errorCount'> {
+  return {
+    poolStats: () => ({ total: pool.totalCount, idle: pool.idleCount, waiting: pool.waitingCount }),
+    errorCount: () => tally.count,
   };
 }
 

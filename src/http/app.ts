@@ -17,11 +17,11 @@ import { trustedProxies } from '../config/trust-proxy.js';
 import { isDatabaseDown } from '../db/connect.js';
 import { isRedisDown } from '../signaling/shared-state.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
 import { docsRouter } from './docs.js';
 import { AppError, errors, type FieldError } from './errors.js';
 import type { Handler, Handlers } from './handler-types.js';
-import { createHttpMetrics, type HttpMetrics } from './metrics.js';
 import { requestLogger } from './request-log.js';
 import { RouteTable } from './routes.js';
 import { createRequestValidator } from './validation.js';
@@ -41,13 +41,14 @@ export interface HttpAppOptions {
   logger: Logger;
   auth: AuthDeps;
   handlers: Handlers<OperationId>;
+  /** The instance's registry: requests are counted into it, and `/metrics` serves it. */
+  metrics: Metrics;
   /** Extra routers mounted before the contract (e.g. the development identity provider at /dev-idp). */
   extraRouters?: { path: string; router: express.Router }[];
 }
 
 export interface HttpApp {
   app: express.Express;
-  metrics: HttpMetrics;
   /** Compiles every operation's request validators ahead of their first request (see validation.ts). */
   warmUp(): Promise<void>;
 }
@@ -55,14 +56,13 @@ export interface HttpApp {
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
 export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
-  const { config, logger, auth, handlers } = options;
+  const { config, logger, auth, handlers, metrics } = options;
   const routes = buildRoutes(openapiDocument);
   const validator = await createRequestValidator(openapiDocument);
   for (const route of routes.list) {
     if (typeof handlers[route.operationId] !== 'function') throw new Error(`no handler for ${route.operationId}`);
     validator.operation(route.operationId); // fails at start-up, not on first use, if the spec and the code disagree
   }
-  const metrics = createHttpMetrics();
 
   const app = express();
   app.disable('x-powered-by');
@@ -125,7 +125,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     const started = process.hrtime.bigint();
     let operationId = 'unmatched';
     res.once('finish', () => {
-      metrics.observe(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.observeRequest(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
     try {
       const match = res.locals.match as ReturnType<typeof matchRoute>;
@@ -188,7 +188,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     res.status(appError.status).type('application/json').send(JSON.stringify(appError.toBody()));
   });
 
-  return { app, metrics, warmUp: () => validator.warmUp() };
+  return { app, warmUp: () => validator.warmUp() };
 }
 
 /**

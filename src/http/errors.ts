@@ -102,8 +102,9 @@ export const errors = {
   turnNotConfigured: () => new AppError(500, 'turn_not_configured', 'No TURN server is configured'),
   notImplemented: (operationId: string) =>
     new AppError(501, 'not_implemented', `The operation ${operationId} is not implemented yet`),
-  serviceUnavailable: (message = 'A backing service is unavailable; try again shortly') =>
-    new AppError(503, 'service_unavailable', message),
+  /** `failed`: which backing services failed (the readiness probe names them). */
+  serviceUnavailable: (message = 'A backing service is unavailable; try again shortly', failed?: FieldError[]) =>
+    new AppError(503, 'service_unavailable', message, { errors: failed }),
   /** The OIDC issuer's discovery document or JWKS could not be fetched: not the token's fault. */
   identityProviderUnavailable: (cause?: unknown) =>
     new AppError(503, 'identity_provider_unavailable', 'The identity provider cannot be reached; try again shortly', {

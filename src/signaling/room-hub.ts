@@ -177,4 +177,9 @@ export class RoomHubs {
   get(roomId: string): RoomHub | undefined {
     return this.hubs.get(roomId)?.hub;
   }
+
+  /** Every hub of this instance (those still opening included: their sessions are not joined yet). */
+  *all(): Iterable<RoomHub> {
+    for (const entry of this.hubs.values()) yield entry.hub;
+  }
 }

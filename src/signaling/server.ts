@@ -21,8 +21,10 @@ import type { DB } from '../db/schema.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
 import { errors } from '../http/errors.js';
 import type { Logger } from '../logger.js';
+import type { Metrics } from '../metrics.js';
 import { createLocalBus } from './bus/local.js';
 import { createRedisBus } from './bus/redis.js';
+import { timedBus } from './bus/timed.js';
 import { Connection } from './connection.js';
 import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshake.js';
 import { startInstanceLiveness } from './instance-liveness.js';
@@ -44,11 +46,24 @@ export interface SignalingServerDeps {
   redis?: Redis;
   logger: Logger;
   scheduler: Scheduler;
+  /** Where the bus's timings and the subscriber connection's errors are recorded. */
+  metrics: Pick<Metrics, 'bus' | 'redisError'>;
+}
+
+/** What is open here now, for the metrics. */
+export interface SignalingStats {
+  sockets: number;
+  /** Rooms with at least one participant joined on this instance. */
+  rooms: number;
+  /** Participants joined (not those connected only, or in the waiting room). */
+  participants: number;
 }
 
 export interface SignalingServer {
   /** Answers the server's upgrade requests to `/signaling`. */
   attach(server: Server): void;
+  /** Counted when asked (a scrape), not kept up to date on every join and leave. */
+  stats(): SignalingStats;
   /** Refuses new sockets, closes the open ones with 1001, and waits until every participant has left. */
   close(): Promise<void>;
 }
@@ -58,7 +73,7 @@ const PATH = '/signaling';
 const CLOSE_GRACE_MS = 2_000;
 
 export function createSignalingServer(deps: SignalingServerDeps): SignalingServer {
-  const { config, db, tariffs, signalingStore, redis, logger, scheduler } = deps;
+  const { config, db, tariffs, signalingStore, redis, logger, scheduler, metrics } = deps;
   const limits = config.signaling;
   if (limits.max_message_bytes > limits.max_frame_bytes) {
     throw new Error('signaling.max_message_bytes must not exceed signaling.max_frame_bytes');
@@ -72,7 +87,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     throw new Error('signaling.instance_refresh_ms must be at most half of signaling.instance_ttl_ms');
   }
   const log = logger.child({ component: 'signaling' });
-  const bus = redis ? createRedisBus(redis, log) : createLocalBus(log);
+  const bus = timedBus(redis ? createRedisBus(redis, log, metrics.redisError) : createLocalBus(log), metrics.bus);
   // shared state: this instance's records name it, so that the others can clean up after it should it die
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
   const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log });
@@ -165,6 +180,17 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   return {
     attach(server) {
       server.on('upgrade', onUpgrade);
+    },
+    stats() {
+      let rooms = 0;
+      let participants = 0;
+      for (const hub of hubs.all()) {
+        let joined = 0;
+        for (const session of hub.sessions.values()) if (session.state === 'joined') joined++;
+        participants += joined;
+        if (joined > 0) rooms++;
+      }
+      return { sockets: connections.size, rooms, participants };
     },
     async close() {
       closing = true;

@@ -39,7 +39,8 @@ export function isRedisDown(err: unknown, depth = 0): boolean {
   return isRedisDown(cause, depth + 1);
 }
 
-export function sharedStateFromConfig(config: Config, clock: Clock, logger: Logger): SharedState {
+/** `onRedisError` hears of each error of the Redis connection (for the metrics). */
+export function sharedStateFromConfig(config: Config, clock: Clock, logger: Logger, onRedisError?: () => void): SharedState {
   const policy = rateLimitPolicy(config.rate_limits);
   if (!config.redis.url) {
     const signalingStore = createLocalSignalingStore(clock);
@@ -58,7 +59,10 @@ export function sharedStateFromConfig(config: Config, clock: Clock, logger: Logg
     commandTimeout: config.redis.command_timeout_ms,
   });
   // without a listener ioredis prints every reconnect failure to stderr; commands fail on their own
-  redis.on('error', (err) => logger.warn({ err }, 'redis connection error'));
+  redis.on('error', (err) => {
+    onRedisError?.();
+    logger.warn({ err }, 'redis connection error');
+  });
   const signalingStore = createRedisSignalingStore(redis);
   return {
     signalingStore,

@@ -72,6 +72,8 @@ const INTERFACE: [string, string, string, string][] = [
   ['Issue calendar feed (Convene)', 'post', '/users/me/calendar_feed', 'issue_calendar_feed'],
   ['Revoke calendar feed (Convene)', 'delete', '/users/me/calendar_feed', 'revoke_calendar_feed'],
   ['Read calendar feed (Convene)', 'get', '/calendar_feeds/{token}/meetings.ics', 'get_calendar_feed_ics'],
+  // Convene's own, beside the interface's: readiness for load balancers
+  ['Ready', 'get', '/ready', 'get_ready'],
 ];
 
 const d = doc as Record<string, any>;
@@ -89,9 +91,10 @@ describe('interface operations', () => {
     expect(Object.keys(operations).sort()).toEqual(INTERFACE.map((r) => r[3]).sort());
   });
 
-  it('serves /health outside /v1 and everything else under /v1', () => {
+  it('serves /health and /ready outside /v1 and everything else under /v1', () => {
     expect(d.servers).toEqual([{ url: '/v1' }]);
     expect(d.paths['/health'].servers).toMatchObject([{ url: '/' }]);
+    expect(d.paths['/ready'].servers).toMatchObject([{ url: '/' }]);
   });
 });
 

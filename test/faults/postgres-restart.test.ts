@@ -251,6 +251,7 @@ function probes(s: Scene): Record<OperationId, Probe> {
   const asOwner = (method: string, path: string, more: Partial<Probe> = {}): Probe => ({ method, path, token: owner, ...more });
   return {
     get_health: { method: 'GET', path: '/health' },
+    get_ready: { method: 'GET', path: '/ready' },
     get_login_provider: { method: 'GET', path: '/v1/auth/login' },
     login: { method: 'POST', path: '/v1/auth/login', json: { id_token: s.owner.idToken } },
     get_users: asOwner('GET', '/v1/users'),

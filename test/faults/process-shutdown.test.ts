@@ -141,10 +141,12 @@ describe.each(modes)('SIGTERM on $name', ({ onServer }) => {
 
     let exited = false;
     void child.exited.then(() => (exited = true));
-    const probes: Awaited<ReturnType<typeof probe>>[] = [];
+    const probes: (Awaited<ReturnType<typeof probe>> & { path: string })[] = [];
     const probing = (async () => {
-      while (!exited) {
-        probes.push(await probe(child, '/health'));
+      // liveness and readiness by turns, as an orchestrator and a load balancer would ask
+      for (let turn = 0; !exited; turn++) {
+        const path = turn % 2 === 0 ? '/health' : '/ready';
+        probes.push({ path, ...(await probe(child, path)) });
         await sleep(20);
       }
     })();
@@ -172,8 +174,10 @@ describe.each(modes)('SIGTERM on $name', ({ onServer }) => {
     expect(probesWhileUploading).toBeGreaterThanOrEqual(5);
     for (const result of probes) {
       expect(['refused', 503], JSON.stringify(result)).toContain(result.status);
-      // the probes ask /health: while the instance goes away it answers its Health body, saying so
-      if (result.status === 503) expect(JSON.parse(result.body!)).toStrictEqual({ status: 'unavailable', database: 'up' });
+      // while the instance goes away /health answers its Health body, saying so, and /ready the error body
+      if (result.status !== 503) continue;
+      if (result.path === '/health') expect(JSON.parse(result.body!)).toStrictEqual({ status: 'unavailable', database: 'up' });
+      else expect(JSON.parse(result.body!)).toMatchObject({ code: 'service_unavailable', message: 'The server is shutting down', status: '503' });
     }
 
     for (const socket of sockets) expect((await socket.closed).code).toBe(1001);

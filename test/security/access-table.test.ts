@@ -71,6 +71,7 @@ const SUPPRESS = 'suppress_email_notification=true';
 /** The declared table: every operation of the contract (the type makes it exhaustive). */
 const table: { [Op in OperationId]: Rule<Op> } = {
   get_health: { admits: 'anyone', status: 200 },
+  get_ready: { admits: 'anyone', status: 200 },
   get_login_provider: { admits: 'anyone', status: 200 },
   login: { admits: 'anyone', status: 200, request: (_, c) => ({ body: { id_token: c.newcomer.idToken } }) },
   verify_invite_code: { admits: 'anyone', refuses: ['banned'], status: 201, request: (s) => ({ body: { invite_code: s.inviteCode } }) },

@@ -37,6 +37,8 @@ export interface MailWorkerOptions {
   now?: () => Date;
   pollIntervalMs?: number;
   transport?: MailTransport;
+  /** Hears of each mail the SMTP server did not take (for the metrics). */
+  onFailure?: () => void;
 }
 
 const RETRY_BASE_MS = 30_000;
@@ -101,6 +103,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
       await db.updateTable('email_outbox').set({ sent_at: now(), last_error: null }).where('id', '=', row.id).execute();
       return true;
     } catch (err) {
+      options.onFailure?.();
       const attempts = row.attempts + 1;
       const message = (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_LENGTH);
       logger.warn({ err, outboxId: row.id, attempts }, 'sending a mail failed; it stays in the outbox for a later attempt');

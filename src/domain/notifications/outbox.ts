@@ -68,6 +68,16 @@ export async function queueEventNotification(trx: Kysely<DB>, n: EventNotificati
   await trx.insertInto('email_outbox').values(rows).execute();
 }
 
+/** How many mails the outbox holds that were not sent yet (due now or waiting for a later attempt). */
+export async function pendingMailCount(db: Kysely<DB>): Promise<number> {
+  const { count } = await db
+    .selectFrom('email_outbox')
+    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .where('sent_at', 'is', null)
+    .executeTakeFirstOrThrow();
+  return Number(count);
+}
+
 function hasEnded(event: EventRow, now: Date): boolean {
   if (event.is_time_independent) return false;
   const end = event.recurrence_pattern.length > 0 ? event.range_end : event.ends_at;

@@ -1,3 +1,4 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
 import type { AssetStorage } from '../../domain/assets/asset-storage.js';
 import type { Database } from '../../db/connect.js';
@@ -24,6 +25,8 @@ export interface Services {
   signalingStore: SignalingStore;
   /** Failed-guess counting for passwords, invite codes and pins (shared through Redis when configured). */
   rateLimiter: RateLimiter;
+  /** The Redis connection, when configured (the readiness probe pings it). */
+  redis?: Redis;
   /** Caps on the signaling tickets issued per user, invite code and address (shared through Redis when configured). */
   ticketCaps: TicketCaps;
   /** Milliseconds since the epoch; injected so expiry can be tested without sleeping. */

@@ -36,7 +36,8 @@ interface Subscription {
   active: boolean;
 }
 
-export function createRedisBus(redis: Redis, logger: Logger): SignalingBus {
+/** `onConnectionError` hears of each error of the subscriber connection (for the metrics). */
+export function createRedisBus(redis: Redis, logger: Logger, onConnectionError?: () => void): SignalingBus {
   let subscriber: Redis | undefined;
   let closed = false;
   const subscriptions = new Map<string, Subscription>();
@@ -46,7 +47,10 @@ export function createRedisBus(redis: Redis, logger: Logger): SignalingBus {
   function connectSubscriber(): Redis {
     const connection = redis.duplicate({ autoResubscribe: true });
     let lost = false;
-    connection.on('error', (err) => logger.warn({ err }, 'redis subscriber connection error'));
+    connection.on('error', (err) => {
+      onConnectionError?.();
+      logger.warn({ err }, 'redis subscriber connection error');
+    });
     connection.on('reconnecting', () => (lost = true));
     connection.on('ready', () => {
       if (lost) logger.warn('redis subscriber reconnected: room events published while it was away are lost for this instance');

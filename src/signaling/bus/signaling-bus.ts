@@ -19,6 +19,11 @@ export interface RoomMessage {
   namespace: string;
   payload: { message: string } & Record<string, unknown>;
   audience: Audience;
+  /**
+   * When it was published, in milliseconds since the epoch (fractional), set by the timed bus
+   * (timed.ts) for the delivery latency; a message from an instance that does not set it has none.
+   */
+  sentAt?: number;
 }
 
 export type RoomListener = (message: RoomMessage) => void;

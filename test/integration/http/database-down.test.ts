@@ -1,6 +1,7 @@
 /**
  * A database that does not answer: the service still answers, with 503 and the error body, and
- * `/health` says so — nothing hangs and nothing becomes a 500.
+ * `/health` and `/ready` say so — nothing hangs and nothing becomes a 500 — and the metrics count
+ * the failed connections.
  */
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -38,7 +39,7 @@ afterAll(async () => {
   await issuer?.close();
 });
 
-async function call(operationId: 'get_health' | 'get_me' | 'login', path: string, init: RequestInit = {}) {
+async function call(operationId: 'get_health' | 'get_ready' | 'get_me' | 'login', path: string, init: RequestInit = {}) {
   const res = await fetch(`${url}${path}`, init);
   const body = await res.text();
   checkResponse(operationId, { status: res.status, contentType: res.headers.get('content-type'), body });
@@ -48,6 +49,30 @@ async function call(operationId: 'get_health' | 'get_me' | 'login', path: string
 describe('with the database down', () => {
   it('/health answers 503', async () => {
     expect(await call('get_health', '/health')).toEqual({ status: 503, body: { status: 'unavailable', database: 'down' } });
+  });
+
+  it('/ready answers 503 with the error body naming the database', async () => {
+    expect(await call('get_ready', '/ready')).toEqual({
+      status: 503,
+      body: {
+        code: 'service_unavailable',
+        message: 'Not ready: database not answering',
+        documentation_url: '/docs#error-service_unavailable',
+        status: '503',
+        errors: [{ field: 'database', code: 'unavailable', message: 'the database failed' }],
+      },
+    });
+  });
+
+  it('/metrics counts each connection the database refused', async () => {
+    const errorsNow = async () => {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      return Number(/^convene_database_errors_total (\S+)$/m.exec(text)?.[1]);
+    };
+    const before = await errorsNow();
+    for (let i = 0; i < 3; i++) await call('get_health', '/health');
+    // and the scrapes' own reads of the outbox, which fail as well
+    expect(await errorsNow()).toBeGreaterThanOrEqual(before + 3);
   });
 
   it('an authenticated operation answers 503 service_unavailable', async () => {
