@@ -99,7 +99,7 @@ describe('access', () => {
 
   it('lists exactly the operations the interface leaves open to anonymous callers', () => {
     const open = all.filter(([, , , security]) => security.length === 0).map(([id]) => id);
-    expect(open.sort()).toEqual(['get_health', 'get_login_provider', 'get_ready', 'login', 'start_invited_room', 'verify_invite_code']);
+    expect(open.sort()).toEqual(['get_calendar_feed_ics', 'get_health', 'get_login_provider', 'get_ready', 'login', 'start_invited_room', 'verify_invite_code']);
   });
 });
 
