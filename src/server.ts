@@ -26,6 +26,7 @@ import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
+import { createWebhookWorker, type WebhookWorker } from './domain/webhooks/delivery-worker.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
 import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
@@ -52,6 +53,8 @@ export interface Convene {
   logger: Logger;
   /** Sends the e-mail outbox; absent without `[smtp] url` (the outbox is then kept, nothing lost). */
   mailWorker?: MailWorker;
+  /** Sends the webhook outbox; started by `listen`. */
+  webhookWorker: WebhookWorker;
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** Compiles all request validators now instead of on each operation's first request. */
   warmUp(): Promise<void>;
@@ -141,6 +144,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     signaling.attach(server);
     const smtpUrl = config.smtp.url;
     const mailWorker = smtpUrl ? createMailWorker({ db: database.db, smtp: { url: smtpUrl, from: config.smtp.from }, logger }) : undefined;
+    const webhookWorker = createWebhookWorker({ db: database.db, config: config.webhooks, logger });
     const refreshTariffs = async () => tariffs.replaceStored(await storedTariffDefinitions(database.db));
     const tariffRefresh = setInterval(() => {
       refreshTariffs().catch((err: unknown) => logger.warn({ err }, 'the stored tariffs could not be re-read; the ones read before stay'));
@@ -154,12 +158,14 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       signaling,
       logger,
       mailWorker,
+      webhookWorker,
       listen(port = config.http.port, host = config.http.host) {
         return new Promise((resolve, reject) => {
           server.once('error', reject);
           server.listen(port, host, () => {
             server.off('error', reject);
             mailWorker?.start();
+            webhookWorker.start();
             resolve(server.address() as AddressInfo);
           });
         });
@@ -177,6 +183,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
         await mailWorker?.stop(); // lets the mail being sent finish and be marked
+        await webhookWorker.stop(); // the same for webhook attempts (each bounded by [webhooks] timeout_ms)
         await identity.close();
         await assetStorage.close();
         await shared.close();

@@ -73,6 +73,7 @@ interface Scene {
   sip: { id: string; pin: string };
   streamingTargetId: string;
   assetId: string;
+  webhookSubscriptionId: string;
 }
 
 let postgres: PrivatePostgres | undefined;
@@ -158,6 +159,9 @@ async function login(name: string): Promise<Person> {
   return { id: me.id, email, idToken, token };
 }
 
+/** A public address literal (nothing to resolve) and an event type this test never causes: nothing is sent. */
+const WEBHOOK = { url: 'https://192.0.2.10/hooks', event_types: ['timer.started'] };
+
 async function writeScene(): Promise<Scene> {
   const owner = await login('owner');
   const invitee = await login('invitee');
@@ -202,6 +206,7 @@ async function writeScene(): Promise<Scene> {
     201,
   );
   await must('create_room', { method: 'POST', path: '/v1/rooms', token: owner.token, json: { enable_sip: false, password: 'secret' } }, 201);
+  const subscription = await must('create_webhook_subscription', { method: 'POST', path: '/v1/webhook_subscriptions', token: owner.token, json: WEBHOOK }, 201);
   return {
     owner,
     invitee,
@@ -213,6 +218,7 @@ async function writeScene(): Promise<Scene> {
     sip: { id: sip.sip_id, pin: sip.password },
     streamingTargetId: target.id,
     assetId: asset.id,
+    webhookSubscriptionId: subscription.id,
   };
 }
 
@@ -243,6 +249,7 @@ function probes(s: Scene): Record<OperationId, Probe> {
   const owner = s.owner.token;
   const room = `/v1/rooms/${s.roomId}`;
   const event = `/v1/events/${s.eventId}`;
+  const subscription = `/v1/webhook_subscriptions/${s.webhookSubscriptionId}`;
   const asOwner = (method: string, path: string, more: Partial<Probe> = {}): Probe => ({ method, path, token: owner, ...more });
   return {
     get_health: { method: 'GET', path: '/health' },
@@ -303,6 +310,12 @@ function probes(s: Scene): Record<OperationId, Probe> {
     delete_email_event_invite: asOwner('DELETE', `${event}/invites/email`, { query: SUPPRESS, json: { email: s.invitee.email } }),
     accept_event_invite: { method: 'PATCH', path: `${event}/invite`, token: s.invitee.token },
     decline_event_invite: { method: 'DELETE', path: `${event}/invite`, token: s.invitee.token },
+    get_webhook_subscriptions: asOwner('GET', '/v1/webhook_subscriptions'),
+    create_webhook_subscription: asOwner('POST', '/v1/webhook_subscriptions', { json: WEBHOOK }),
+    get_webhook_subscription: asOwner('GET', subscription),
+    delete_webhook_subscription: asOwner('DELETE', subscription),
+    resume_webhook_subscription: asOwner('POST', `${subscription}/resume`),
+    get_webhook_deliveries: asOwner('GET', `${subscription}/deliveries`),
   };
 }
 

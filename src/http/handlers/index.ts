@@ -18,6 +18,7 @@ import { sipHandlers } from './sip.js';
 import { streamingTargetsHandlers } from './streaming_targets.js';
 import { turnHandlers } from './turn.js';
 import { usersHandlers } from './users.js';
+import { webhooksHandlers } from './webhooks.js';
 
 export type { Services } from './services.js';
 
@@ -37,5 +38,6 @@ export function createHandlers(services: Services): Handlers<OperationId> {
     ...turnHandlers(services),
     ...signalingHandlers(services),
     ...eventsHandlers(services),
+    ...webhooksHandlers(services),
   };
 }
