@@ -1,7 +1,7 @@
 /**
  * Sends the webhook outbox (`webhook_deliveries`), off the request path: requests and signaling
- * only insert rows; this worker's `concurrency` lanes, each polling every `poll_interval_ms` while
- * nothing is due, POST them.
+ * only insert rows; this worker looks for due ones every `poll_interval_ms` and its `concurrency`
+ * lanes POST them.
  *
  * Claiming is the mail worker's (mail-worker.ts): one statement moves a due row's `next_attempt_at`
  * a lease ahead, choosing it `FOR UPDATE SKIP LOCKED`, so that of several instances exactly one
@@ -27,8 +27,6 @@ import { guardedLookup, refuseLiteral } from './target-address.js';
 
 export interface WebhookWorker {
   start(): void;
-  /** Sends every delivery due now (after a drain already under way); answers how many succeeded. */
-  drain(): Promise<number>;
   /** Stops polling and waits for the attempts under way. */
   stop(): Promise<void>;
 }
@@ -60,31 +58,38 @@ interface Claimed {
 export function createWebhookWorker({ db, config, logger, now = () => new Date() }: WebhookWorkerOptions): WebhookWorker {
   // longer than any attempt may take, so a lease never ends while its attempt is under way
   const leaseMs = config.timeout_ms + 60_000;
-  let running: Promise<number> = Promise.resolve(0);
   let stopping = false;
+
+  /**
+   * The deliveries that may be sent at `at`: due, of an active subscription, and the oldest pending
+   * one of their subscription and subject (a receiver sees each room's and meeting's events in order).
+   */
+  const claimable = (at: Date) => sql`
+    from webhook_deliveries d
+    join webhook_subscriptions s on s.id = d.subscription_id
+    where d.delivered_at is null and d.next_attempt_at <= ${at} and s.paused_at is null
+      and not exists (
+        select 1 from webhook_deliveries e
+        where e.subscription_id = d.subscription_id and e.subject = d.subject
+          and e.delivered_at is null and e.id < d.id)`;
 
   async function claim(): Promise<Claimed | undefined> {
     const at = now();
     const { rows } = await sql<Claimed>`
       with claimed as (
         update webhook_deliveries set next_attempt_at = ${new Date(at.getTime() + leaseMs)}
-        where id = (
-          select d.id from webhook_deliveries d
-          join webhook_subscriptions s on s.id = d.subscription_id
-          where d.delivered_at is null and d.next_attempt_at <= ${at} and s.paused_at is null
-            and not exists (
-              select 1 from webhook_deliveries e
-              where e.subscription_id = d.subscription_id and e.subject = d.subject
-                and e.delivered_at is null and e.id < d.id)
-          order by d.next_attempt_at, d.id
-          limit 1
-          for update of d skip locked)
+        where id = (select d.id ${claimable(at)} order by d.next_attempt_at, d.id limit 1 for update of d skip locked)
         returning id, attempts, subscription_id, message_id)
       select c.id, c.attempts, c.subscription_id, c.message_id, m.body, s.url, s.secret
       from claimed c
       join webhook_messages m on m.id = c.message_id
       join webhook_subscriptions s on s.id = c.subscription_id`.execute(db);
     return rows[0];
+  }
+
+  async function anythingClaimable(): Promise<boolean> {
+    const { rows } = await sql<{ found: boolean }>`select exists (select 1 ${claimable(now())}) as found`.execute(db);
+    return rows[0]?.found === true;
   }
 
   async function succeeded(row: Claimed, status: number): Promise<void> {
@@ -123,7 +128,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     }
   }
 
-  async function attempt(row: Claimed): Promise<boolean> {
+  async function attempt(row: Claimed): Promise<void> {
     const timestamp = Math.floor(now().getTime() / 1000);
     try {
       const status = await post(row.url, row.body, {
@@ -132,15 +137,11 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signature(row.secret, row.message_id, timestamp, row.body),
       });
-      if (status >= 200 && status < 300) {
-        await succeeded(row, status);
-        return true;
-      }
-      await failed(row, status, `the receiver answered ${status}`);
+      if (status >= 200 && status < 300) await succeeded(row, status);
+      else await failed(row, status, `the receiver answered ${status}`);
     } catch (err) {
       await failed(row, undefined, err instanceof Error ? err.message : String(err));
     }
-    return false;
   }
 
   /** POSTs one body; answers the status. Redirects are not followed (their target was never checked). */
@@ -165,46 +166,51 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     });
   }
 
-  async function lane(): Promise<number> {
-    let sent = 0;
-    while (!stopping) {
-      const row = await claim();
-      if (!row) break;
-      if (await attempt(row)) sent++;
-    }
-    return sent;
+  /** Sends until nothing is due. */
+  async function lane(): Promise<void> {
+    for (let row = await claim(); row && !stopping; row = await claim()) await attempt(row);
   }
 
-  async function drainOnce(): Promise<number> {
-    const lanes = await Promise.all(Array.from({ length: config.concurrency }, lane));
-    return lanes.reduce((a, b) => a + b, 0);
-  }
-
-  function drain(): Promise<number> {
-    running = running.catch(() => 0).then(drainOnce);
-    return running;
-  }
-
-  // Each lane polls on its own: one held by a slow receiver does not delay what the others send.
+  // A watcher polls for anything to send (one cheap query, not one claim per lane: PGlite has one
+  // session) and wakes the lanes; each lane sends until nothing is due, then sleeps until woken. A
+  // lane held by a slow receiver holds back nothing else: the watcher keeps waking the others.
   const stopped = new AbortController();
   const loops: Promise<void>[] = [];
-  async function loop(): Promise<void> {
+  let waking = new AbortController();
+  const untilWoken = () =>
+    sleep(2 ** 31 - 1, undefined, { signal: AbortSignal.any([stopped.signal, waking.signal]), ref: false }).catch(() => undefined);
+
+  async function watch(): Promise<void> {
+    while (!stopping) {
+      const found = await anythingClaimable().catch((err: unknown) => {
+        logger.error({ err }, 'the webhook outbox could not be read; trying again later');
+        return false;
+      });
+      if (found) {
+        waking.abort();
+        waking = new AbortController();
+      }
+      await sleep(config.poll_interval_ms, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+    }
+  }
+
+  async function work(): Promise<void> {
     while (!stopping) {
       await lane().catch((err: unknown) => logger.error({ err }, 'the webhook outbox could not be read; trying again later'));
-      await sleep(config.poll_interval_ms, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+      await untilWoken();
     }
   }
 
   return {
     start() {
       if (loops.length > 0 || stopping) return;
-      for (let i = 0; i < config.concurrency; i++) loops.push(loop());
+      loops.push(watch());
+      for (let i = 0; i < config.concurrency; i++) loops.push(work());
     },
-    drain,
     async stop() {
       stopping = true;
       stopped.abort();
-      await Promise.all([running.catch(() => 0), ...loops]);
+      await Promise.all(loops);
     },
   };
 }
