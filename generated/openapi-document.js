@@ -8747,7 +8747,8 @@ export const openapiDocument = {
             "type": "string",
             "enum": [
               "by_moderator",
-              "expired"
+              "expired",
+              "creator_left"
             ]
           }
         }

@@ -3228,7 +3228,7 @@ export interface components {
         /** @description A timer that stopped in a room. */
         WebhookTimerStoppedData: {
             /** @enum {string} */
-            reason: "by_moderator" | "expired";
+            reason: "by_moderator" | "expired" | "creator_left";
             /** Format: uuid */
             room_id: string;
             /** Format: uuid */
