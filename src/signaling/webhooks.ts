@@ -28,7 +28,7 @@ export function createSignalingWebhooks(db: Kysely<DB>, logger: Logger): Signali
     emit(room, type, data, dedupeKey) {
       const at = new Date();
       const queued = (queues.get(room.roomId) ?? Promise.resolve())
-        .then(() => enqueueWebhook(db, { type, data, owner: room.ownerId, at, dedupeKey }))
+        .then(() => db.transaction().execute((trx) => enqueueWebhook(trx, { type, data, owner: room.ownerId, at, dedupeKey })))
         .catch((err: unknown) => logger.error({ err, roomId: room.roomId, type }, 'a webhook event of signaling could not be queued'));
       queues.set(room.roomId, queued);
       void queued.then(() => {

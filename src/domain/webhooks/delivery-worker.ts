@@ -56,8 +56,9 @@ interface Claimed {
 }
 
 export function createWebhookWorker({ db, config, logger, now = () => new Date() }: WebhookWorkerOptions): WebhookWorker {
-  // longer than any attempt may take, so a lease never ends while its attempt is under way
-  const leaseMs = config.timeout_ms + 60_000;
+  // longer than an attempt may take (timeout_ms) with room for its writes, so a lease never ends
+  // while its attempt is under way; short enough that an instance's crash delays little
+  const leaseMs = 2 * config.timeout_ms + 5_000;
   let stopping = false;
 
   /**
