@@ -10,10 +10,10 @@
  * claimable only when no earlier one of the same subscription and subject (room or meeting) is
  * still pending, so a receiver sees each room's and meeting's events in order.
  *
- * A slow receiver costs one of `concurrency` lanes for at most `timeout_ms`; it never blocks a
- * request or a socket. A failed attempt waits `retry_base_ms`, doubling up to an hour; after
- * `pause_after_failures` failures in a row the subscription is paused (its deliveries wait for
- * `resume`).
+ * A slow receiver costs one of `concurrency` lanes (one attempt per subscription at a time) for at
+ * most `timeout_ms`; it never blocks a request or a socket. A failed attempt waits `retry_base_ms`,
+ * doubling up to an hour; after `pause_after_failures` failures in a row the subscription is
+ * paused (its deliveries wait for `resume`).
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -69,10 +69,18 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     from webhook_deliveries d
     join webhook_subscriptions s on s.id = d.subscription_id
     where d.delivered_at is null and d.next_attempt_at <= ${at} and s.paused_at is null
+      and ${inFlight.size === 0 ? sql`true` : sql`d.subscription_id <> all(${[...inFlight]}::uuid[])`}
       and not exists (
         select 1 from webhook_deliveries e
         where e.subscription_id = d.subscription_id and e.subject = d.subject
           and e.delivered_at is null and e.id < d.id)`;
+
+  /**
+   * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
+   * that a slow receiver holds one lane, not all of them (two lanes claiming at the same moment may
+   * still both pick one; the next claims see it).
+   */
+  const inFlight = new Set<string>();
 
   async function claim(): Promise<Claimed | undefined> {
     const at = now();
@@ -169,7 +177,14 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
 
   /** Sends until nothing is due. */
   async function lane(): Promise<void> {
-    for (let row = await claim(); row && !stopping; row = await claim()) await attempt(row);
+    for (let row = await claim(); row && !stopping; row = await claim()) {
+      inFlight.add(row.subscription_id);
+      try {
+        await attempt(row);
+      } finally {
+        inFlight.delete(row.subscription_id);
+      }
+    }
   }
 
   // A watcher polls for anything to send (one cheap query, not one claim per lane: PGlite has one

@@ -8,7 +8,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { checkWebhook } from '../../support/contract.js';
 import { createEvent, send, timedBody } from '../../support/events.js';
-import { useTestApp, type TestUser } from '../../support/test-app.js';
+import { startTestApp, useTestApp, type TestUser } from '../../support/test-app.js';
 import { startWebhookReceiver, verify, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
 const app = useTestApp({
@@ -141,21 +141,29 @@ describe('delivery', () => {
     expect(receiver.received).toHaveLength(1);
   });
 
-  it('lets a hanging receiver hold neither a request nor another subscription’s deliveries', async () => {
+  it('lets a hanging receiver hold neither a request nor another subscription’s deliveries, nor more than one lane', async () => {
+    // an instance of its own whose attempts wait 10 s: anything the hang held would take seconds
+    const patient = await startTestApp({ webhooks: { allow_http: true, allow_private: true, poll_interval_ms: 20, timeout_ms: 10_000 } });
     const slow = await startWebhookReceiver();
     try {
       slow.answer = () => 'hang';
-      await subscribe(ada, {}, slow.url);
-      await subscribe(ada);
-      await createEvent(app, ada);
+      const carol = await patient.login('carol');
+      for (const url of [slow.url, receiver.url]) {
+        const res = await send(patient, 'POST', '/webhook_subscriptions', { token: carol.accessToken, body: { url } });
+        expect(res.status).toBe(201);
+      }
+      await createEvent(patient, carol);
       await slow.waitFor(1);
       const started = performance.now();
-      const event = await createEvent(app, ada);
-      expect(performance.now() - started).toBeLessThan(500); // the receiver hangs for timeout_ms (1000)
-      const got = await receiver.waitFor(2, 800); // before the hanging attempt gives up
+      const event = await createEvent(patient, carol);
+      expect(performance.now() - started).toBeLessThan(5_000);
+      const got = await receiver.waitFor(2, 5_000); // long before the hanging attempt gives up
       expect(got[1]!.json.data.event_id).toBe(event.id);
+      // one attempt per subscription at a time: the second meeting's delivery waits for the lane the hang holds
+      expect(slow.received).toHaveLength(1);
     } finally {
       await slow.close();
+      await patient.close();
     }
   });
 });
