@@ -69,6 +69,10 @@ export const openapiDocument = {
     {
       "name": "calendar_feed",
       "description": "A user's meetings as an iCalendar feed that calendar programs subscribe to."
+    },
+    {
+      "name": "webhooks",
+      "description": "Subscriptions to events, delivered by POST to the subscriber's URL (the `webhooks` of this\ndocument list each event type and its body). Deliveries follow the Standard Webhooks\nconvention: headers `webhook-id` (the message id, the same on every retry), `webhook-timestamp`\n(Unix seconds) and `webhook-signature: v1,<base64 HMAC-SHA256 of \"<id>.<timestamp>.<body>\">`\nkeyed with the subscription's secret (`whsec_<base64>`, the part after the prefix decoded). A\nreceiver verifies the signature, refuses a timestamp far from its clock and drops a\n`webhook-id` it has seen. Delivery is at least once, in order per room or meeting; a failed\nattempt (not 2xx, or no answer within `[webhooks] timeout_ms`) is retried with growing waits,\nand after `[webhooks] pause_after_failures` failures in a row the subscription is paused until\nresumed. Bodies never carry room passwords, invite codes or call-in pins.\n"
     }
   ],
   "security": [
@@ -4608,6 +4612,205 @@ export const openapiDocument = {
           },
           "400": {
             "$ref": "#/components/responses/BadRequest"
+          }
+        }
+      }
+    },
+    "/webhook_subscriptions": {
+      "get": {
+        "operationId": "get_webhook_subscriptions",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "List the caller's webhook subscriptions.",
+        "description": "Page by page (`Link` header). Each user sees their own subscriptions only; the secrets are\nnot shown again (they are in the answer of `create_webhook_subscription` only).\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/PerPage"
+          },
+          {
+            "$ref": "#/components/parameters/Page"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the caller's subscriptions.",
+            "headers": {
+              "Link": {
+                "$ref": "#/components/headers/Link"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/WebhookSubscription"
+                  }
+                },
+                "example": [
+                  {
+                    "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                    "url": "https://hooks.example.org/convene",
+                    "event_types": [
+                      "room.started"
+                    ],
+                    "status": "active",
+                    "consecutive_failures": 0,
+                    "created_at": "2026-11-28T09:00:00Z"
+                  }
+                ]
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "post": {
+        "operationId": "create_webhook_subscription",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Subscribe a URL to the events of the caller's rooms and meetings.",
+        "description": "The subscription receives the chosen event types (all when `event_types` is absent) of the\nrooms and events the caller created, each delivery signed with the subscription's secret\n(Standard Webhooks, see `webhooks`). The secret is in this answer only.\n\nThe URL must be `https` (unless the server allows `http`, `[webhooks] allow_http`) and must\nnot name or resolve to a loopback, link-local, private, shared or multicast address (unless\n`[webhooks] allow_private`): such a URL is 400 `webhook_url_refused`, before any connection\nis made. Deliveries check the resolved address again (a name that later resolves to a\nprivate address is not delivered to). A user holds at most `[webhooks]\nmax_subscriptions_per_user` subscriptions (default 10); one more is 409\n`webhook_subscription_limit`.\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookSubscriptionCreate"
+              },
+              "example": {
+                "url": "https://hooks.example.org/convene",
+                "event_types": [
+                  "room.started",
+                  "room.ended"
+                ],
+                "description": "Meeting analytics"
+              }
+            }
+          }
+        },
+        "responses": {
+          "201": {
+            "description": "The subscription, with its secret (shown this once).",
+            "headers": {
+              "Cache-Control": {
+                "$ref": "#/components/headers/CacheControl"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSubscription"
+                },
+                "example": {
+                  "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                  "url": "https://hooks.example.org/convene",
+                  "event_types": [
+                    "room.started",
+                    "room.ended"
+                  ],
+                  "description": "Meeting analytics",
+                  "status": "active",
+                  "consecutive_failures": 0,
+                  "created_at": "2026-11-28T09:00:00Z",
+                  "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "409": {
+            "$ref": "#/components/responses/Conflict"
+          },
+          "413": {
+            "$ref": "#/components/responses/PayloadTooLarge"
+          },
+          "415": {
+            "$ref": "#/components/responses/UnsupportedMediaType"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/webhook_subscriptions/{subscription_id}": {
+      "get": {
+        "operationId": "get_webhook_subscription",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Get one of the caller's webhook subscriptions.",
+        "description": "Another user's subscription is 404. The secret is not shown.",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SubscriptionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The subscription.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSubscription"
+                },
+                "example": {
+                  "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                  "url": "https://hooks.example.org/convene",
+                  "event_types": [
+                    "room.started",
+                    "room.ended"
+                  ],
+                  "description": "Meeting analytics",
+                  "status": "active",
+                  "consecutive_failures": 0,
+                  "created_at": "2026-11-28T09:00:00Z"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
           },
           "404": {
             "$ref": "#/components/responses/NotFound"
@@ -4617,6 +4820,622 @@ export const openapiDocument = {
           },
           "503": {
             "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      },
+      "delete": {
+        "operationId": "delete_webhook_subscription",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Remove one of the caller's webhook subscriptions.",
+        "description": "Its pending deliveries and delivery log go with it. Another user's subscription is 404.",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SubscriptionId"
+          }
+        ],
+        "responses": {
+          "204": {
+            "description": "The subscription was removed."
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/webhook_subscriptions/{subscription_id}/resume": {
+      "post": {
+        "operationId": "resume_webhook_subscription",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "Resume a paused webhook subscription.",
+        "description": "A subscription whose deliveries failed `[webhooks] pause_after_failures` times in a row\n(default 10) is paused: nothing is sent to it, while new events still queue up for it. Resuming\nsends the queued deliveries again, now. Resuming an active subscription changes nothing.\nAnother user's subscription is 404.\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SubscriptionId"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "The subscription, active.",
+            "content": {
+              "application/json": {
+                "schema": {
+                  "$ref": "#/components/schemas/WebhookSubscription"
+                },
+                "example": {
+                  "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                  "url": "https://hooks.example.org/convene",
+                  "event_types": [
+                    "room.started",
+                    "room.ended"
+                  ],
+                  "description": "Meeting analytics",
+                  "status": "active",
+                  "consecutive_failures": 0,
+                  "created_at": "2026-11-28T09:00:00Z"
+                }
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    },
+    "/webhook_subscriptions/{subscription_id}/deliveries": {
+      "get": {
+        "operationId": "get_webhook_deliveries",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "The delivery log of one of the caller's webhook subscriptions.",
+        "description": "Newest first, page by page (`Link` header): each event queued for the subscription, whether\nit was delivered, how many attempts it took, and the last answer or error. Another user's\nsubscription is 404.\n",
+        "security": [
+          {
+            "BearerAuth": []
+          }
+        ],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/SubscriptionId"
+          },
+          {
+            "$ref": "#/components/parameters/PerPage"
+          },
+          {
+            "$ref": "#/components/parameters/Page"
+          }
+        ],
+        "responses": {
+          "200": {
+            "description": "One page of the delivery log.",
+            "headers": {
+              "Link": {
+                "$ref": "#/components/headers/Link"
+              }
+            },
+            "content": {
+              "application/json": {
+                "schema": {
+                  "type": "array",
+                  "items": {
+                    "$ref": "#/components/schemas/WebhookDelivery"
+                  }
+                },
+                "example": [
+                  {
+                    "id": "42",
+                    "message_id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+                    "event_type": "room.started",
+                    "status": "delivered",
+                    "attempts": 2,
+                    "last_status_code": 200,
+                    "created_at": "2026-11-28T09:00:00Z",
+                    "delivered_at": "2026-11-28T09:00:31Z"
+                  }
+                ]
+              }
+            }
+          },
+          "400": {
+            "$ref": "#/components/responses/BadRequest"
+          },
+          "401": {
+            "$ref": "#/components/responses/Unauthorized"
+          },
+          "404": {
+            "$ref": "#/components/responses/NotFound"
+          },
+          "500": {
+            "$ref": "#/components/responses/InternalServerError"
+          },
+          "503": {
+            "$ref": "#/components/responses/ServiceUnavailable"
+          }
+        }
+      }
+    }
+  },
+  "webhooks": {
+    "room.started": {
+      "post": {
+        "operationId": "webhook_room_started",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`room.started`: A room's session began: its first participant joined (the room was empty).",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `room.started`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookRoomStarted"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "room.ended": {
+      "post": {
+        "operationId": "webhook_room_ended",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`room.ended`: A room's session ended: its last participant left.",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `room.ended`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookRoomEnded"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "participant.joined": {
+      "post": {
+        "operationId": "webhook_participant_joined",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`participant.joined`: A participant entered a room (after the waiting room, if any).",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `participant.joined`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookParticipantJoined"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "participant.left": {
+      "post": {
+        "operationId": "webhook_participant_left",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`participant.left`: A participant left a room (or was removed, or its connection was lost for good).",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `participant.left`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookParticipantLeft"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "waiting_room.entered": {
+      "post": {
+        "operationId": "webhook_waiting_room_entered",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`waiting_room.entered`: A participant entered a room's waiting room.",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `waiting_room.entered`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookWaitingRoomEntered"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "timer.started": {
+      "post": {
+        "operationId": "webhook_timer_started",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`timer.started`: A moderator started a timer in a room.",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `timer.started`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookTimerStarted"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "timer.stopped": {
+      "post": {
+        "operationId": "webhook_timer_stopped",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`timer.stopped`: A room's timer stopped (by a moderator, or it ran out).",
+        "description": "Sent to each subscription of the owner of the room concerned that asked for `timer.stopped`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookTimerStopped"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "event.created": {
+      "post": {
+        "operationId": "webhook_event_created",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`event.created`: A meeting was created.",
+        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `event.created`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookEventCreated"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "event.updated": {
+      "post": {
+        "operationId": "webhook_event_updated",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`event.updated`: A meeting (or one instance of it) was changed.",
+        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `event.updated`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookEventUpdated"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "event.cancelled": {
+      "post": {
+        "operationId": "webhook_event_cancelled",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`event.cancelled`: A meeting was cancelled (deleted).",
+        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookEventCancelled"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "invite.accepted": {
+      "post": {
+        "operationId": "webhook_invite_accepted",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`invite.accepted`: An invitee accepted their invitation to a meeting.",
+        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `invite.accepted`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookInviteAccepted"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
+          }
+        }
+      }
+    },
+    "invite.declined": {
+      "post": {
+        "operationId": "webhook_invite_declined",
+        "tags": [
+          "webhooks"
+        ],
+        "summary": "`invite.declined`: An invitee declined their invitation to a meeting.",
+        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `invite.declined`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "security": [],
+        "parameters": [
+          {
+            "$ref": "#/components/parameters/WebhookIdHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookTimestampHeader"
+          },
+          {
+            "$ref": "#/components/parameters/WebhookSignatureHeader"
+          }
+        ],
+        "requestBody": {
+          "required": true,
+          "content": {
+            "application/json": {
+              "schema": {
+                "$ref": "#/components/schemas/WebhookInviteDeclined"
+              }
+            }
+          }
+        },
+        "responses": {
+          "200": {
+            "description": "Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried."
           }
         }
       }
@@ -4643,6 +5462,46 @@ export const openapiDocument = {
       }
     },
     "parameters": {
+      "SubscriptionId": {
+        "name": "subscription_id",
+        "in": "path",
+        "required": true,
+        "description": "The id of the webhook subscription.",
+        "schema": {
+          "type": "string",
+          "format": "uuid"
+        }
+      },
+      "WebhookIdHeader": {
+        "name": "webhook-id",
+        "in": "header",
+        "required": true,
+        "description": "The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already.",
+        "schema": {
+          "type": "string",
+          "pattern": "^msg_[0-9a-f]{32}$"
+        }
+      },
+      "WebhookTimestampHeader": {
+        "name": "webhook-timestamp",
+        "in": "header",
+        "required": true,
+        "description": "When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays).",
+        "schema": {
+          "type": "string",
+          "pattern": "^[0-9]+$"
+        }
+      },
+      "WebhookSignatureHeader": {
+        "name": "webhook-signature",
+        "in": "header",
+        "required": true,
+        "description": "`v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the\nsubscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).\n",
+        "schema": {
+          "type": "string",
+          "pattern": "^v1,[A-Za-z0-9+/]+=*$"
+        }
+      },
       "PerPage": {
         "name": "per_page",
         "in": "query",
@@ -7911,6 +8770,879 @@ export const openapiDocument = {
           "uris": [
             "turn:turn.example.org:3478?transport=udp"
           ]
+        }
+      },
+      "WebhookEventType": {
+        "type": "string",
+        "description": "The type of a webhook event.",
+        "enum": [
+          "room.started",
+          "room.ended",
+          "participant.joined",
+          "participant.left",
+          "waiting_room.entered",
+          "timer.started",
+          "timer.stopped",
+          "event.created",
+          "event.updated",
+          "event.cancelled",
+          "invite.accepted",
+          "invite.declined"
+        ]
+      },
+      "WebhookSubscriptionCreate": {
+        "type": "object",
+        "description": "A new webhook subscription.",
+        "required": [
+          "url"
+        ],
+        "properties": {
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "minLength": 1,
+            "maxLength": 2048,
+            "description": "Where deliveries are POSTed; `https`, on a public address (see the operation)."
+          },
+          "event_types": {
+            "type": "array",
+            "minItems": 1,
+            "maxItems": 12,
+            "uniqueItems": true,
+            "items": {
+              "$ref": "#/components/schemas/WebhookEventType"
+            },
+            "description": "The event types to receive; absent, all of them."
+          },
+          "description": {
+            "type": "string",
+            "maxLength": 255,
+            "description": "A note for the subscriber."
+          }
+        }
+      },
+      "WebhookSubscription": {
+        "type": "object",
+        "description": "A webhook subscription; `secret` only in the answer that created it.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "url",
+          "event_types",
+          "status",
+          "consecutive_failures",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "url": {
+            "type": "string",
+            "format": "uri",
+            "maxLength": 2048
+          },
+          "event_types": {
+            "type": "array",
+            "minItems": 1,
+            "items": {
+              "$ref": "#/components/schemas/WebhookEventType"
+            }
+          },
+          "description": {
+            "type": "string",
+            "maxLength": 255
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "active",
+              "paused"
+            ],
+            "description": "`paused`: its deliveries failed too often in a row; nothing is sent until it is resumed."
+          },
+          "consecutive_failures": {
+            "type": "integer",
+            "minimum": 0,
+            "description": "Failed attempts since the last successful delivery."
+          },
+          "paused_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "secret": {
+            "type": "string",
+            "pattern": "^whsec_[A-Za-z0-9+/]+=*$",
+            "description": "The signing secret (Standard Webhooks); only in the answer of `create_webhook_subscription`."
+          }
+        }
+      },
+      "WebhookDelivery": {
+        "type": "object",
+        "description": "One event queued for a subscription, as the delivery log shows it.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "message_id",
+          "event_type",
+          "status",
+          "attempts",
+          "created_at"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^[0-9]+$"
+          },
+          "message_id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The `webhook-id` of the delivery (and the `id` of its body)."
+          },
+          "event_type": {
+            "$ref": "#/components/schemas/WebhookEventType"
+          },
+          "status": {
+            "type": "string",
+            "enum": [
+              "pending",
+              "delivered"
+            ]
+          },
+          "attempts": {
+            "type": "integer",
+            "minimum": 0
+          },
+          "last_status_code": {
+            "type": "integer",
+            "minimum": 100,
+            "maximum": 599,
+            "description": "The HTTP status of the last answer, when there was one."
+          },
+          "last_error": {
+            "type": "string",
+            "description": "Why the last attempt failed, when it did."
+          },
+          "next_attempt_at": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When a pending delivery is tried next (while its subscription is active)."
+          },
+          "created_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "delivered_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "WebhookRoomData": {
+        "type": "object",
+        "description": "The room concerned.",
+        "additionalProperties": false,
+        "required": [
+          "room_id"
+        ],
+        "properties": {
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          }
+        }
+      },
+      "WebhookParticipantData": {
+        "type": "object",
+        "description": "A participant of a room; `user_id` for registered users only.",
+        "additionalProperties": false,
+        "required": [
+          "room_id",
+          "participant_id",
+          "kind",
+          "role",
+          "display_name"
+        ],
+        "properties": {
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "participant_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "user",
+              "guest",
+              "call_in"
+            ]
+          },
+          "role": {
+            "type": "string",
+            "enum": [
+              "guest",
+              "user",
+              "moderator"
+            ]
+          },
+          "user_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "display_name": {
+            "type": "string",
+            "maxLength": 255
+          }
+        }
+      },
+      "WebhookWaitingRoomData": {
+        "type": "object",
+        "description": "A participant who entered a room’s waiting room.",
+        "additionalProperties": false,
+        "required": [
+          "room_id",
+          "participant_id",
+          "kind",
+          "display_name"
+        ],
+        "properties": {
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "participant_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "user",
+              "guest",
+              "call_in"
+            ]
+          },
+          "user_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "display_name": {
+            "type": "string",
+            "maxLength": 255
+          }
+        }
+      },
+      "WebhookTimerStartedData": {
+        "type": "object",
+        "description": "A timer started in a room; `ends_at` for a countdown only.",
+        "additionalProperties": false,
+        "required": [
+          "room_id",
+          "timer_id",
+          "kind"
+        ],
+        "properties": {
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "timer_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "kind": {
+            "type": "string",
+            "enum": [
+              "countdown",
+              "stopwatch"
+            ]
+          },
+          "ends_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "title": {
+            "type": "string",
+            "maxLength": 255
+          }
+        }
+      },
+      "WebhookTimerStoppedData": {
+        "type": "object",
+        "description": "A timer that stopped in a room.",
+        "additionalProperties": false,
+        "required": [
+          "room_id",
+          "timer_id",
+          "reason"
+        ],
+        "properties": {
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "timer_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "reason": {
+            "type": "string",
+            "enum": [
+              "by_moderator",
+              "expired",
+              "creator_left"
+            ]
+          }
+        }
+      },
+      "WebhookEventData": {
+        "type": "object",
+        "description": "A meeting; the times are absent for a time-independent one.",
+        "additionalProperties": false,
+        "required": [
+          "event_id",
+          "room_id",
+          "title",
+          "is_time_independent"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "title": {
+            "type": "string",
+            "maxLength": 255
+          },
+          "is_time_independent": {
+            "type": "boolean"
+          },
+          "starts_at": {
+            "type": "string",
+            "format": "date-time"
+          },
+          "ends_at": {
+            "type": "string",
+            "format": "date-time"
+          }
+        }
+      },
+      "WebhookInviteData": {
+        "type": "object",
+        "description": "An invitee’s answer to their invitation to a meeting.",
+        "additionalProperties": false,
+        "required": [
+          "event_id",
+          "room_id",
+          "user_id"
+        ],
+        "properties": {
+          "event_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "room_id": {
+            "type": "string",
+            "format": "uuid"
+          },
+          "user_id": {
+            "type": "string",
+            "format": "uuid"
+          }
+        }
+      },
+      "WebhookRoomStarted": {
+        "type": "object",
+        "description": "The body of a `room.started` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "room.started"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookRoomData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "room.started",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b"
+          }
+        }
+      },
+      "WebhookRoomEnded": {
+        "type": "object",
+        "description": "The body of a `room.ended` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "room.ended"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookRoomData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "room.ended",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b"
+          }
+        }
+      },
+      "WebhookParticipantJoined": {
+        "type": "object",
+        "description": "The body of a `participant.joined` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "participant.joined"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookParticipantData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "participant.joined",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+            "kind": "user",
+            "role": "moderator",
+            "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a",
+            "display_name": "Alice"
+          }
+        }
+      },
+      "WebhookParticipantLeft": {
+        "type": "object",
+        "description": "The body of a `participant.left` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "participant.left"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookParticipantData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "participant.left",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+            "kind": "user",
+            "role": "moderator",
+            "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a",
+            "display_name": "Alice"
+          }
+        }
+      },
+      "WebhookWaitingRoomEntered": {
+        "type": "object",
+        "description": "The body of a `waiting_room.entered` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "waiting_room.entered"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookWaitingRoomData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "waiting_room.entered",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+            "kind": "guest",
+            "display_name": "Bob"
+          }
+        }
+      },
+      "WebhookTimerStarted": {
+        "type": "object",
+        "description": "The body of a `timer.started` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "timer.started"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookTimerStartedData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "timer.started",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "timer_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+            "kind": "countdown",
+            "ends_at": "2026-11-28T09:15:00Z",
+            "title": "Break"
+          }
+        }
+      },
+      "WebhookTimerStopped": {
+        "type": "object",
+        "description": "The body of a `timer.stopped` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "timer.stopped"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookTimerStoppedData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "timer.stopped",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "timer_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+            "reason": "expired"
+          }
+        }
+      },
+      "WebhookEventCreated": {
+        "type": "object",
+        "description": "The body of a `event.created` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "event.created"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookEventData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "event.created",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "title": "Weekly sync",
+            "is_time_independent": false,
+            "starts_at": "2026-11-30T09:00:00Z",
+            "ends_at": "2026-11-30T10:00:00Z"
+          }
+        }
+      },
+      "WebhookEventUpdated": {
+        "type": "object",
+        "description": "The body of a `event.updated` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "event.updated"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookEventData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "event.updated",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "title": "Weekly sync",
+            "is_time_independent": false,
+            "starts_at": "2026-11-30T09:00:00Z",
+            "ends_at": "2026-11-30T10:00:00Z"
+          }
+        }
+      },
+      "WebhookEventCancelled": {
+        "type": "object",
+        "description": "The body of a `event.cancelled` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "event.cancelled"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookEventData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "event.cancelled",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "title": "Weekly sync",
+            "is_time_independent": false,
+            "starts_at": "2026-11-30T09:00:00Z",
+            "ends_at": "2026-11-30T10:00:00Z"
+          }
+        }
+      },
+      "WebhookInviteAccepted": {
+        "type": "object",
+        "description": "The body of a `invite.accepted` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "invite.accepted"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookInviteData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "invite.accepted",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a"
+          }
+        }
+      },
+      "WebhookInviteDeclined": {
+        "type": "object",
+        "description": "The body of a `invite.declined` delivery.",
+        "additionalProperties": false,
+        "required": [
+          "id",
+          "type",
+          "timestamp",
+          "data"
+        ],
+        "properties": {
+          "id": {
+            "type": "string",
+            "pattern": "^msg_[0-9a-f]{32}$",
+            "description": "The message id, as in `webhook-id`."
+          },
+          "type": {
+            "const": "invite.declined"
+          },
+          "timestamp": {
+            "type": "string",
+            "format": "date-time",
+            "description": "When the event happened."
+          },
+          "data": {
+            "$ref": "#/components/schemas/WebhookInviteData"
+          }
+        },
+        "example": {
+          "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+          "type": "invite.declined",
+          "timestamp": "2026-11-28T09:00:00Z",
+          "data": {
+            "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+            "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+            "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a"
+          }
         }
       }
     }

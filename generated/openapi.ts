@@ -1066,8 +1066,377 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/webhook_subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * List the caller's webhook subscriptions.
+         * @description Page by page (`Link` header). Each user sees their own subscriptions only; the secrets are
+         *     not shown again (they are in the answer of `create_webhook_subscription` only).
+         */
+        get: operations["get_webhook_subscriptions"];
+        put?: never;
+        /**
+         * Subscribe a URL to the events of the caller's rooms and meetings.
+         * @description The subscription receives the chosen event types (all when `event_types` is absent) of the
+         *     rooms and events the caller created, each delivery signed with the subscription's secret
+         *     (Standard Webhooks, see `webhooks`). The secret is in this answer only.
+         *
+         *     The URL must be `https` (unless the server allows `http`, `[webhooks] allow_http`) and must
+         *     not name or resolve to a loopback, link-local, private, shared or multicast address (unless
+         *     `[webhooks] allow_private`): such a URL is 400 `webhook_url_refused`, before any connection
+         *     is made. Deliveries check the resolved address again (a name that later resolves to a
+         *     private address is not delivered to). A user holds at most `[webhooks]
+         *     max_subscriptions_per_user` subscriptions (default 10); one more is 409
+         *     `webhook_subscription_limit`.
+         */
+        post: operations["create_webhook_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_subscriptions/{subscription_id}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Get one of the caller's webhook subscriptions.
+         * @description Another user's subscription is 404. The secret is not shown.
+         */
+        get: operations["get_webhook_subscription"];
+        put?: never;
+        post?: never;
+        /**
+         * Remove one of the caller's webhook subscriptions.
+         * @description Its pending deliveries and delivery log go with it. Another user's subscription is 404.
+         */
+        delete: operations["delete_webhook_subscription"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_subscriptions/{subscription_id}/deliveries": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The delivery log of one of the caller's webhook subscriptions.
+         * @description Newest first, page by page (`Link` header): each event queued for the subscription, whether
+         *     it was delivered, how many attempts it took, and the last answer or error. Another user's
+         *     subscription is 404.
+         */
+        get: operations["get_webhook_deliveries"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/webhook_subscriptions/{subscription_id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resume a paused webhook subscription.
+         * @description A subscription whose deliveries failed `[webhooks] pause_after_failures` times in a row
+         *     (default 10) is paused: nothing is sent to it, while new events still queue up for it. Resuming
+         *     sends the queued deliveries again, now. Resuming an active subscription changes nothing.
+         *     Another user's subscription is 404.
+         */
+        post: operations["resume_webhook_subscription"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
 }
-export type webhooks = Record<string, never>;
+export interface webhooks {
+    "event.cancelled": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `event.cancelled`: A meeting was cancelled (deleted).
+         * @description Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_event_cancelled"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.created": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `event.created`: A meeting was created.
+         * @description Sent to each subscription of the owner of the meeting concerned that asked for `event.created`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_event_created"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "event.updated": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `event.updated`: A meeting (or one instance of it) was changed.
+         * @description Sent to each subscription of the owner of the meeting concerned that asked for `event.updated`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_event_updated"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invite.accepted": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `invite.accepted`: An invitee accepted their invitation to a meeting.
+         * @description Sent to each subscription of the owner of the meeting concerned that asked for `invite.accepted`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_invite_accepted"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "invite.declined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `invite.declined`: An invitee declined their invitation to a meeting.
+         * @description Sent to each subscription of the owner of the meeting concerned that asked for `invite.declined`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_invite_declined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.joined": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `participant.joined`: A participant entered a room (after the waiting room, if any).
+         * @description Sent to each subscription of the owner of the room concerned that asked for `participant.joined`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_participant_joined"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "participant.left": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `participant.left`: A participant left a room (or was removed, or its connection was lost for good).
+         * @description Sent to each subscription of the owner of the room concerned that asked for `participant.left`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_participant_left"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "room.ended": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `room.ended`: A room's session ended: its last participant left.
+         * @description Sent to each subscription of the owner of the room concerned that asked for `room.ended`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_room_ended"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "room.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `room.started`: A room's session began: its first participant joined (the room was empty).
+         * @description Sent to each subscription of the owner of the room concerned that asked for `room.started`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_room_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timer.started": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `timer.started`: A moderator started a timer in a room.
+         * @description Sent to each subscription of the owner of the room concerned that asked for `timer.started`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_timer_started"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "timer.stopped": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `timer.stopped`: A room's timer stopped (by a moderator, or it ran out).
+         * @description Sent to each subscription of the owner of the room concerned that asked for `timer.stopped`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_timer_stopped"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "waiting_room.entered": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * `waiting_room.entered`: A participant entered a room's waiting room.
+         * @description Sent to each subscription of the owner of the room concerned that asked for `waiting_room.entered`, and to each
+         *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
+         *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
+         */
+        post: operations["webhook_waiting_room_entered"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+}
 export interface components {
     schemas: {
         /**
@@ -2596,6 +2965,456 @@ export interface components {
          *     }
          */
         UserSearchResult: components["schemas"]["RegisteredUserSearchResult"] | components["schemas"]["UnregisteredUserSearchResult"];
+        /** @description One event queued for a subscription, as the delivery log shows it. */
+        WebhookDelivery: {
+            attempts: number;
+            /** Format: date-time */
+            created_at: string;
+            /** Format: date-time */
+            delivered_at?: string;
+            event_type: components["schemas"]["WebhookEventType"];
+            id: string;
+            /** @description Why the last attempt failed, when it did. */
+            last_error?: string;
+            /** @description The HTTP status of the last answer, when there was one. */
+            last_status_code?: number;
+            /** @description The `webhook-id` of the delivery (and the `id` of its body). */
+            message_id: string;
+            /**
+             * Format: date-time
+             * @description When a pending delivery is tried next (while its subscription is active).
+             */
+            next_attempt_at?: string;
+            /** @enum {string} */
+            status: "pending" | "delivered";
+        };
+        /**
+         * @description The body of a `event.cancelled` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "event.cancelled",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "title": "Weekly sync",
+         *         "is_time_independent": false,
+         *         "starts_at": "2026-11-30T09:00:00Z",
+         *         "ends_at": "2026-11-30T10:00:00Z"
+         *       }
+         *     }
+         */
+        WebhookEventCancelled: {
+            data: components["schemas"]["WebhookEventData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "event.cancelled";
+        };
+        /**
+         * @description The body of a `event.created` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "event.created",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "title": "Weekly sync",
+         *         "is_time_independent": false,
+         *         "starts_at": "2026-11-30T09:00:00Z",
+         *         "ends_at": "2026-11-30T10:00:00Z"
+         *       }
+         *     }
+         */
+        WebhookEventCreated: {
+            data: components["schemas"]["WebhookEventData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "event.created";
+        };
+        /** @description A meeting; the times are absent for a time-independent one. */
+        WebhookEventData: {
+            /** Format: date-time */
+            ends_at?: string;
+            /** Format: uuid */
+            event_id: string;
+            is_time_independent: boolean;
+            /** Format: uuid */
+            room_id: string;
+            /** Format: date-time */
+            starts_at?: string;
+            title: string;
+        };
+        /**
+         * @description The type of a webhook event.
+         * @enum {string}
+         */
+        WebhookEventType: "room.started" | "room.ended" | "participant.joined" | "participant.left" | "waiting_room.entered" | "timer.started" | "timer.stopped" | "event.created" | "event.updated" | "event.cancelled" | "invite.accepted" | "invite.declined";
+        /**
+         * @description The body of a `event.updated` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "event.updated",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "title": "Weekly sync",
+         *         "is_time_independent": false,
+         *         "starts_at": "2026-11-30T09:00:00Z",
+         *         "ends_at": "2026-11-30T10:00:00Z"
+         *       }
+         *     }
+         */
+        WebhookEventUpdated: {
+            data: components["schemas"]["WebhookEventData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "event.updated";
+        };
+        /**
+         * @description The body of a `invite.accepted` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "invite.accepted",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a"
+         *       }
+         *     }
+         */
+        WebhookInviteAccepted: {
+            data: components["schemas"]["WebhookInviteData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "invite.accepted";
+        };
+        /** @description An invitee’s answer to their invitation to a meeting. */
+        WebhookInviteData: {
+            /** Format: uuid */
+            event_id: string;
+            /** Format: uuid */
+            room_id: string;
+            /** Format: uuid */
+            user_id: string;
+        };
+        /**
+         * @description The body of a `invite.declined` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "invite.declined",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "event_id": "8c6d7e8f-0b5e-4c1a-9a0b-1c2d3e4f4a5b",
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a"
+         *       }
+         *     }
+         */
+        WebhookInviteDeclined: {
+            data: components["schemas"]["WebhookInviteData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "invite.declined";
+        };
+        /** @description A participant of a room; `user_id` for registered users only. */
+        WebhookParticipantData: {
+            display_name: string;
+            /** @enum {string} */
+            kind: "user" | "guest" | "call_in";
+            /** Format: uuid */
+            participant_id: string;
+            /** @enum {string} */
+            role: "guest" | "user" | "moderator";
+            /** Format: uuid */
+            room_id: string;
+            /** Format: uuid */
+            user_id?: string;
+        };
+        /**
+         * @description The body of a `participant.joined` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "participant.joined",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+         *         "kind": "user",
+         *         "role": "moderator",
+         *         "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a",
+         *         "display_name": "Alice"
+         *       }
+         *     }
+         */
+        WebhookParticipantJoined: {
+            data: components["schemas"]["WebhookParticipantData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "participant.joined";
+        };
+        /**
+         * @description The body of a `participant.left` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "participant.left",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+         *         "kind": "user",
+         *         "role": "moderator",
+         *         "user_id": "9a0b1c2d-3e4f-4a5b-8c6d-7e8f0b5e8c1a",
+         *         "display_name": "Alice"
+         *       }
+         *     }
+         */
+        WebhookParticipantLeft: {
+            data: components["schemas"]["WebhookParticipantData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "participant.left";
+        };
+        /** @description The room concerned. */
+        WebhookRoomData: {
+            /** Format: uuid */
+            room_id: string;
+        };
+        /**
+         * @description The body of a `room.ended` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "room.ended",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b"
+         *       }
+         *     }
+         */
+        WebhookRoomEnded: {
+            data: components["schemas"]["WebhookRoomData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "room.ended";
+        };
+        /**
+         * @description The body of a `room.started` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "room.started",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b"
+         *       }
+         *     }
+         */
+        WebhookRoomStarted: {
+            data: components["schemas"]["WebhookRoomData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "room.started";
+        };
+        /** @description A webhook subscription; `secret` only in the answer that created it. */
+        WebhookSubscription: {
+            /** @description Failed attempts since the last successful delivery. */
+            consecutive_failures: number;
+            /** Format: date-time */
+            created_at: string;
+            description?: string;
+            event_types: components["schemas"]["WebhookEventType"][];
+            /** Format: uuid */
+            id: string;
+            /** Format: date-time */
+            paused_at?: string;
+            /** @description The signing secret (Standard Webhooks); only in the answer of `create_webhook_subscription`. */
+            secret?: string;
+            /**
+             * @description `paused`: its deliveries failed too often in a row; nothing is sent until it is resumed.
+             * @enum {string}
+             */
+            status: "active" | "paused";
+            /** Format: uri */
+            url: string;
+        };
+        /** @description A new webhook subscription. */
+        WebhookSubscriptionCreate: {
+            /** @description A note for the subscriber. */
+            description?: string;
+            /** @description The event types to receive; absent, all of them. */
+            event_types?: components["schemas"]["WebhookEventType"][];
+            /**
+             * Format: uri
+             * @description Where deliveries are POSTed; `https`, on a public address (see the operation).
+             */
+            url: string;
+        };
+        /**
+         * @description The body of a `timer.started` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "timer.started",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "timer_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *         "kind": "countdown",
+         *         "ends_at": "2026-11-28T09:15:00Z",
+         *         "title": "Break"
+         *       }
+         *     }
+         */
+        WebhookTimerStarted: {
+            data: components["schemas"]["WebhookTimerStartedData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "timer.started";
+        };
+        /** @description A timer started in a room; `ends_at` for a countdown only. */
+        WebhookTimerStartedData: {
+            /** Format: date-time */
+            ends_at?: string;
+            /** @enum {string} */
+            kind: "countdown" | "stopwatch";
+            /** Format: uuid */
+            room_id: string;
+            /** Format: uuid */
+            timer_id: string;
+            title?: string;
+        };
+        /**
+         * @description The body of a `timer.stopped` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "timer.stopped",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "timer_id": "1c2d3e4f-5a6b-4c7d-8e9f-0a1b2c3d4e5f",
+         *         "reason": "expired"
+         *       }
+         *     }
+         */
+        WebhookTimerStopped: {
+            data: components["schemas"]["WebhookTimerStoppedData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "timer.stopped";
+        };
+        /** @description A timer that stopped in a room. */
+        WebhookTimerStoppedData: {
+            /** @enum {string} */
+            reason: "by_moderator" | "expired" | "creator_left";
+            /** Format: uuid */
+            room_id: string;
+            /** Format: uuid */
+            timer_id: string;
+        };
+        /** @description A participant who entered a room’s waiting room. */
+        WebhookWaitingRoomData: {
+            display_name: string;
+            /** @enum {string} */
+            kind: "user" | "guest" | "call_in";
+            /** Format: uuid */
+            participant_id: string;
+            /** Format: uuid */
+            room_id: string;
+            /** Format: uuid */
+            user_id?: string;
+        };
+        /**
+         * @description The body of a `waiting_room.entered` delivery.
+         * @example {
+         *       "id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+         *       "type": "waiting_room.entered",
+         *       "timestamp": "2026-11-28T09:00:00Z",
+         *       "data": {
+         *         "room_id": "5d2f4e84-a6b0-4c8d-9e6f-5a427e9a1c3b",
+         *         "participant_id": "0b5e8c1a-2f3d-4e5b-9c6d-7e8f9a0b1c2d",
+         *         "kind": "guest",
+         *         "display_name": "Bob"
+         *       }
+         *     }
+         */
+        WebhookWaitingRoomEntered: {
+            data: components["schemas"]["WebhookWaitingRoomData"];
+            /** @description The message id, as in `webhook-id`. */
+            id: string;
+            /**
+             * Format: date-time
+             * @description When the event happened.
+             */
+            timestamp: string;
+            /** @constant */
+            type: "waiting_room.entered";
+        };
     };
     responses: {
         /** @description The request is malformed (invalid JSON, a parameter or body field out of bounds, …). */
@@ -2794,6 +3613,8 @@ export interface components {
          * @example 7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42
          */
         StreamingTargetId: string;
+        /** @description The id of the webhook subscription. */
+        SubscriptionId: string;
         /** @description When true no e-mail is sent; external calendars are then left out of sync. */
         SuppressEmailNotification: boolean;
         /**
@@ -2808,6 +3629,15 @@ export interface components {
         TimeMin: string;
         /** @description The id of the user. */
         UserId: string;
+        /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+        WebhookIdHeader: string;
+        /**
+         * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+         *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+         */
+        WebhookSignatureHeader: string;
+        /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+        WebhookTimestampHeader: string;
     };
     requestBodies: never;
     headers: {
@@ -2951,9 +3781,6 @@ export interface operations {
                 content?: never;
             };
             400: components["responses"]["BadRequest"];
-            404: components["responses"]["NotFound"];
-            500: components["responses"]["InternalServerError"];
-            503: components["responses"]["ServiceUnavailable"];
         };
     };
     get_events: {
@@ -6098,6 +6925,649 @@ export interface operations {
             401: components["responses"]["Unauthorized"];
             500: components["responses"]["InternalServerError"];
             503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_webhook_subscriptions: {
+        parameters: {
+            query?: {
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items a page holds. */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the caller's subscriptions. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                     *         "url": "https://hooks.example.org/convene",
+                     *         "event_types": [
+                     *           "room.started"
+                     *         ],
+                     *         "status": "active",
+                     *         "consecutive_failures": 0,
+                     *         "created_at": "2026-11-28T09:00:00Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    create_webhook_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "url": "https://hooks.example.org/convene",
+                 *       "event_types": [
+                 *         "room.started",
+                 *         "room.ended"
+                 *       ],
+                 *       "description": "Meeting analytics"
+                 *     }
+                 */
+                "application/json": components["schemas"]["WebhookSubscriptionCreate"];
+            };
+        };
+        responses: {
+            /** @description The subscription, with its secret (shown this once). */
+            201: {
+                headers: {
+                    "Cache-Control": components["headers"]["CacheControl"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                     *       "url": "https://hooks.example.org/convene",
+                     *       "event_types": [
+                     *         "room.started",
+                     *         "room.ended"
+                     *       ],
+                     *       "description": "Meeting analytics",
+                     *       "status": "active",
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-28T09:00:00Z",
+                     *       "secret": "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            409: components["responses"]["Conflict"];
+            413: components["responses"]["PayloadTooLarge"];
+            415: components["responses"]["UnsupportedMediaType"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_webhook_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the webhook subscription. */
+                subscription_id: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                     *       "url": "https://hooks.example.org/convene",
+                     *       "event_types": [
+                     *         "room.started",
+                     *         "room.ended"
+                     *       ],
+                     *       "description": "Meeting analytics",
+                     *       "status": "active",
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-28T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    delete_webhook_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the webhook subscription. */
+                subscription_id: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription was removed. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    get_webhook_deliveries: {
+        parameters: {
+            query?: {
+                /** @description The page to return, counted from 1; a page past the last one is empty. */
+                page?: components["parameters"]["Page"];
+                /** @description How many items a page holds. */
+                per_page?: components["parameters"]["PerPage"];
+            };
+            header?: never;
+            path: {
+                /** @description The id of the webhook subscription. */
+                subscription_id: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description One page of the delivery log. */
+            200: {
+                headers: {
+                    Link: components["headers"]["Link"];
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example [
+                     *       {
+                     *         "id": "42",
+                     *         "message_id": "msg_2b7e9a4d4c1e8b2f6d5e4a3b2c1d3f1c",
+                     *         "event_type": "room.started",
+                     *         "status": "delivered",
+                     *         "attempts": 2,
+                     *         "last_status_code": 200,
+                     *         "created_at": "2026-11-28T09:00:00Z",
+                     *         "delivered_at": "2026-11-28T09:00:31Z"
+                     *       }
+                     *     ]
+                     */
+                    "application/json": components["schemas"]["WebhookDelivery"][];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    resume_webhook_subscription: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The id of the webhook subscription. */
+                subscription_id: components["parameters"]["SubscriptionId"];
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription, active. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "3f1c2b7e-9a4d-4c1e-8b2f-6d5e4a3b2c1d",
+                     *       "url": "https://hooks.example.org/convene",
+                     *       "event_types": [
+                     *         "room.started",
+                     *         "room.ended"
+                     *       ],
+                     *       "description": "Meeting analytics",
+                     *       "status": "active",
+                     *       "consecutive_failures": 0,
+                     *       "created_at": "2026-11-28T09:00:00Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            400: components["responses"]["BadRequest"];
+            401: components["responses"]["Unauthorized"];
+            404: components["responses"]["NotFound"];
+            500: components["responses"]["InternalServerError"];
+            503: components["responses"]["ServiceUnavailable"];
+        };
+    };
+    webhook_event_cancelled: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEventCancelled"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_event_created: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEventCreated"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_event_updated: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookEventUpdated"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_invite_accepted: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInviteAccepted"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_invite_declined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookInviteDeclined"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_participant_joined: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookParticipantJoined"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_participant_left: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookParticipantLeft"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_room_ended: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRoomEnded"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_room_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookRoomStarted"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timer_started: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTimerStarted"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_timer_stopped: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookTimerStopped"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+        };
+    };
+    webhook_waiting_room_entered: {
+        parameters: {
+            query?: never;
+            header: {
+                /** @description The delivery's message id (`msg_…`), the same on every retry of it; a receiver drops one it has handled already. */
+                "webhook-id": components["parameters"]["WebhookIdHeader"];
+                /**
+                 * @description `v1,<base64 HMAC-SHA256>` of `<webhook-id>.<webhook-timestamp>.<body>`, keyed with the
+                 *     subscription's secret without its `whsec_` prefix, base64-decoded (Standard Webhooks).
+                 */
+                "webhook-signature": components["parameters"]["WebhookSignatureHeader"];
+                /** @description When this attempt was sent, in Unix seconds; a receiver refuses one too far from its own clock (replays). */
+                "webhook-timestamp": components["parameters"]["WebhookTimestampHeader"];
+            };
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["WebhookWaitingRoomEntered"];
+            };
+        };
+        responses: {
+            /** @description Any 2xx answer acknowledges the delivery; any other answer, or none within the timeout, is a failed attempt and the delivery is retried. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
         };
     };
 }

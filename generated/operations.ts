@@ -42,6 +42,11 @@ export const operations = {
     "path": "/rooms/{room_id}/streaming_targets",
     "tag": "streaming_targets"
   },
+  "create_webhook_subscription": {
+    "method": "post",
+    "path": "/webhook_subscriptions",
+    "tag": "webhooks"
+  },
   "decline_event_invite": {
     "method": "delete",
     "path": "/events/{event_id}/invite",
@@ -86,6 +91,11 @@ export const operations = {
     "method": "delete",
     "path": "/rooms/{room_id}/streaming_targets/{streaming_target_id}",
     "tag": "streaming_targets"
+  },
+  "delete_webhook_subscription": {
+    "method": "delete",
+    "path": "/webhook_subscriptions/{subscription_id}",
+    "tag": "webhooks"
   },
   "find_users": {
     "method": "get",
@@ -227,6 +237,21 @@ export const operations = {
     "path": "/users",
     "tag": "users"
   },
+  "get_webhook_deliveries": {
+    "method": "get",
+    "path": "/webhook_subscriptions/{subscription_id}/deliveries",
+    "tag": "webhooks"
+  },
+  "get_webhook_subscription": {
+    "method": "get",
+    "path": "/webhook_subscriptions/{subscription_id}",
+    "tag": "webhooks"
+  },
+  "get_webhook_subscriptions": {
+    "method": "get",
+    "path": "/webhook_subscriptions",
+    "tag": "webhooks"
+  },
   "issue_calendar_feed": {
     "method": "post",
     "path": "/users/me/calendar_feed",
@@ -271,6 +296,11 @@ export const operations = {
     "method": "delete",
     "path": "/users/me/event_favorites/{event_id}",
     "tag": "events"
+  },
+  "resume_webhook_subscription": {
+    "method": "post",
+    "path": "/webhook_subscriptions/{subscription_id}/resume",
+    "tag": "webhooks"
   },
   "revoke_calendar_feed": {
     "method": "delete",
@@ -326,4 +356,5 @@ export interface OperationsByTag {
   streaming_targets: 'create_room_streaming_target' | 'delete_room_streaming_target' | 'get_room_streaming_target' | 'get_room_streaming_targets' | 'patch_room_streaming_target';
   turn: 'get_turn_servers';
   users: 'find_users' | 'get_me' | 'get_my_tariff' | 'get_user' | 'get_users' | 'patch_me';
+  webhooks: 'create_webhook_subscription' | 'delete_webhook_subscription' | 'get_webhook_deliveries' | 'get_webhook_subscription' | 'get_webhook_subscriptions' | 'resume_webhook_subscription';
 }

@@ -28,6 +28,7 @@ import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { pendingMailCount } from './domain/notifications/outbox.js';
 import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
+import { createWebhookWorker, type WebhookWorker } from './domain/webhooks/delivery-worker.js';
 import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
 import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
@@ -54,6 +55,8 @@ export interface Convene {
   logger: Logger;
   /** Sends the e-mail outbox; absent without `[smtp] url` (the outbox is then kept, nothing lost). */
   mailWorker?: MailWorker;
+  /** Sends the webhook outbox; started by `listen`. */
+  webhookWorker: WebhookWorker;
   listen(port?: number, host?: string): Promise<AddressInfo>;
   /** Compiles all request validators now instead of on each operation's first request. */
   warmUp(): Promise<void>;
@@ -155,6 +158,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       databaseErrors: () => database.errorCount(),
       pendingMail: () => pendingMailCount(database.db),
     });
+    const webhookWorker = createWebhookWorker({ db: database.db, config: config.webhooks, logger });
     const refreshTariffs = async () => tariffs.replaceStored(await storedTariffDefinitions(database.db));
     const tariffRefresh = setInterval(() => {
       refreshTariffs().catch((err: unknown) => logger.warn({ err }, 'the stored tariffs could not be re-read; the ones read before stay'));
@@ -168,12 +172,14 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       signaling,
       logger,
       mailWorker,
+      webhookWorker,
       listen(port = config.http.port, host = config.http.host) {
         return new Promise((resolve, reject) => {
           server.once('error', reject);
           server.listen(port, host, () => {
             server.off('error', reject);
             mailWorker?.start();
+            webhookWorker.start();
             resolve(server.address() as AddressInfo);
           });
         });
@@ -191,6 +197,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
           setTimeout(() => server.closeAllConnections(), 5_000).unref();
         });
         await mailWorker?.stop(); // lets the mail being sent finish and be marked
+        await webhookWorker.stop(); // the same for webhook attempts (each bounded by [webhooks] timeout_ms)
         await identity.close();
         await assetStorage.close();
         await shared.close();

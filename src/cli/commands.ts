@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from '../config/load.js';
 import type { Config } from '../config/schema.js';
 import { DataDirLockedError } from '../db/connect.js';
 import { IdentityConfigurationError } from '../domain/identity/identity-config.js';
+import { webhooksCommand, webhooksUsage } from './webhooks.js';
 import { cleanupCommand, cleanupUsage, tariffsCommand, tariffsUsage, usersCommand, usersUsage } from './admin.js';
 import { checkConfig } from './check-config.js';
 import { devToken, devTokenUsage, parseDevTokenArgs } from './dev-token.js';
@@ -59,6 +60,11 @@ const commands: Record<string, Command> = {
     usage: usersUsage,
     summary: 'lists users; disables or enables one (logins and access tokens refused, data kept)',
     run: (args, config) => usersCommand(config, args),
+  },
+  webhooks: {
+    usage: webhooksUsage,
+    summary: 'the operator\'s webhook subscriptions (events of every room and meeting): list, add, remove, resume, deliveries',
+    run: (args, config) => webhooksCommand(config, args),
   },
   cleanup: {
     usage: cleanupUsage,

@@ -123,6 +123,23 @@ export interface Config {
     sockets_per_invite_code: number;
     sockets_per_source: number;
   };
+  /**
+   * Outgoing webhooks (docs in the README): `https` targets on public addresses only, unless
+   * `allow_http` / `allow_private` (tests, closed networks); each attempt gives up after
+   * `timeout_ms`; an instance sends at most `concurrency` at once, polling the outbox every
+   * `poll_interval_ms`; a failed attempt waits `retry_base_ms`, doubling (at most an hour); after
+   * `pause_after_failures` failures in a row a subscription is paused.
+   */
+  webhooks: {
+    allow_http: boolean;
+    allow_private: boolean;
+    max_subscriptions_per_user: number;
+    timeout_ms: number;
+    concurrency: number;
+    poll_interval_ms: number;
+    retry_base_ms: number;
+    pause_after_failures: number;
+  };
 }
 
 /** An object section: closed, and present (`{}`, then filled with its defaults) even when not configured. */
@@ -293,6 +310,16 @@ export const configSchema = {
       sockets_per_user: { type: 'integer', minimum: 1, default: 50 },
       sockets_per_invite_code: { type: 'integer', minimum: 1, default: 100 },
       sockets_per_source: { type: 'integer', minimum: 1, default: 500 },
+    }),
+    webhooks: section({
+      allow_http: { type: 'boolean', default: false },
+      allow_private: { type: 'boolean', default: false },
+      max_subscriptions_per_user: { type: 'integer', minimum: 0, maximum: 1000, default: 10 },
+      timeout_ms: { type: 'integer', minimum: 100, maximum: 60000, default: 10000 },
+      concurrency: { type: 'integer', minimum: 1, maximum: 256, default: 8 },
+      poll_interval_ms: { type: 'integer', minimum: 10, maximum: 60000, default: 1000 },
+      retry_base_ms: { type: 'integer', minimum: 10, maximum: 3600000, default: 10000 },
+      pause_after_failures: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
     }),
   },
 } as const;

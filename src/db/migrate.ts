@@ -14,6 +14,7 @@ import * as disabledUsers from './migrations/2026_11_27_0001_disabled_users.js';
 import * as eventMeetingDetails from './migrations/2026_11_27_0001_event_meeting_details.js';
 import * as eventSpans from './migrations/2026_11_27_0001_event_spans.js';
 import * as storedTariffs from './migrations/2026_11_27_0002_stored_tariffs.js';
+import * as webhooks from './migrations/2026_11_28_0001_webhooks.js';
 import * as calendarFeeds from './migrations/2026_11_28_0002_calendar_feeds.js';
 
 /** By name; names sort in the order they apply. */
@@ -25,6 +26,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_27_0001_event_meeting_details': eventMeetingDetails,
   '2026_11_27_0001_event_spans': eventSpans,
   '2026_11_27_0002_stored_tariffs': storedTariffs,
+  '2026_11_28_0001_webhooks': webhooks,
   '2026_11_28_0002_calendar_feeds': calendarFeeds,
 };
 

@@ -236,6 +236,47 @@ export interface CalendarFeedsTable {
   created_at: DefaultTimestamp;
 }
 
+/** A webhook subscription; `owner` null: an operator's, for every room and meeting. */
+export interface WebhookSubscriptionsTable {
+  id: string;
+  owner: string | null;
+  url: string;
+  /** `whsec_<base64>` (Standard Webhooks). */
+  secret: string;
+  event_types: string[];
+  description: string | null;
+  consecutive_failures: Generated<number>;
+  paused_at: Timestamp | null;
+  created_at: DefaultTimestamp;
+}
+
+/** One event, as delivered (the JSON body), with the room or meeting it concerns (`room:<id>`, `event:<id>`). */
+export interface WebhookMessagesTable {
+  /** `msg_<32 hex>`, the `webhook-id`. */
+  id: string;
+  type: string;
+  subject: string;
+  body: string;
+  /** Set for events decided outside a transaction (signaling): a second enqueue of the same change is dropped. */
+  dedupe_key: string | null;
+  created_at: DefaultTimestamp;
+}
+
+/** One message for one subscription: the outbox and the delivery log. */
+export interface WebhookDeliveriesTable {
+  /** bigint identity, read as number (shown in the API as a string). */
+  id: ColumnType<number, never, never>;
+  message_id: string;
+  subscription_id: string;
+  subject: string;
+  attempts: Generated<number>;
+  next_attempt_at: DefaultTimestamp;
+  delivered_at: Timestamp | null;
+  last_status_code: number | null;
+  last_error: string | null;
+  created_at: DefaultTimestamp;
+}
+
 export interface DB {
   users: UsersTable;
   rooms: RoomsTable;
@@ -254,6 +295,9 @@ export interface DB {
   user_groups: UserGroupsTable;
   tariffs: TariffsTable;
   calendar_feeds: CalendarFeedsTable;
+  webhook_subscriptions: WebhookSubscriptionsTable;
+  webhook_messages: WebhookMessagesTable;
+  webhook_deliveries: WebhookDeliveriesTable;
 }
 
 export type UserRow = Selectable<UsersTable>;
@@ -307,3 +351,6 @@ export type EventFavoritePatch = Updateable<EventFavoritesTable>;
 export type EmailOutboxRow = Selectable<EmailOutboxTable>;
 export type NewEmailOutboxRow = Insertable<EmailOutboxTable>;
 export type EmailOutboxPatch = Updateable<EmailOutboxTable>;
+
+export type WebhookSubscriptionRow = Selectable<WebhookSubscriptionsTable>;
+export type WebhookDeliveryRow = Selectable<WebhookDeliveriesTable>;

@@ -30,6 +30,7 @@ import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshak
 import { startInstanceLiveness } from './instance-liveness.js';
 import { createSocketCaps, sourceAddress } from './socket-caps.js';
 import { createSignalingModules } from './modules/index.js';
+import { createSignalingWebhooks } from './webhooks.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
@@ -90,7 +91,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const bus = timedBus(redis ? createRedisBus(redis, log, metrics.redisError) : createLocalBus(log), metrics.bus);
   // shared state: this instance's records name it, so that the others can clean up after it should it die
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
-  const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log });
+  const webhooks = createSignalingWebhooks(db, log);
+  const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };

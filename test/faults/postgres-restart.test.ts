@@ -75,6 +75,7 @@ interface Scene {
   assetId: string;
   /** The secret of the owner's calendar feed. */
   feedToken: string;
+  webhookSubscriptionId: string;
 }
 
 let postgres: PrivatePostgres | undefined;
@@ -160,6 +161,9 @@ async function login(name: string): Promise<Person> {
   return { id: me.id, email, idToken, token };
 }
 
+/** A public address literal (nothing to resolve) and an event type this test never causes: nothing is sent. */
+const WEBHOOK = { url: 'https://192.0.2.10/hooks', event_types: ['timer.started'] };
+
 async function writeScene(): Promise<Scene> {
   const owner = await login('owner');
   const invitee = await login('invitee');
@@ -205,6 +209,7 @@ async function writeScene(): Promise<Scene> {
   );
   await must('create_room', { method: 'POST', path: '/v1/rooms', token: owner.token, json: { enable_sip: false, password: 'secret' } }, 201);
   const feed = await must('issue_calendar_feed', { method: 'POST', path: '/v1/users/me/calendar_feed', token: owner.token }, 201);
+  const subscription = await must('create_webhook_subscription', { method: 'POST', path: '/v1/webhook_subscriptions', token: owner.token, json: WEBHOOK }, 201);
   return {
     owner,
     invitee,
@@ -217,6 +222,7 @@ async function writeScene(): Promise<Scene> {
     streamingTargetId: target.id,
     assetId: asset.id,
     feedToken: new URL(feed.url).pathname.split('/')[3]!,
+    webhookSubscriptionId: subscription.id,
   };
 }
 
@@ -248,6 +254,7 @@ function probes(s: Scene): Record<OperationId, Probe> {
   const owner = s.owner.token;
   const room = `/v1/rooms/${s.roomId}`;
   const event = `/v1/events/${s.eventId}`;
+  const subscription = `/v1/webhook_subscriptions/${s.webhookSubscriptionId}`;
   const asOwner = (method: string, path: string, more: Partial<Probe> = {}): Probe => ({ method, path, token: owner, ...more });
   return {
     get_health: { method: 'GET', path: '/health' },
@@ -313,6 +320,12 @@ function probes(s: Scene): Record<OperationId, Probe> {
     issue_calendar_feed: asOwner('POST', '/v1/users/me/calendar_feed'),
     revoke_calendar_feed: asOwner('DELETE', '/v1/users/me/calendar_feed'),
     get_calendar_feed_ics: { method: 'GET', path: `/v1/calendar_feeds/${s.feedToken}/meetings.ics` },
+    get_webhook_subscriptions: asOwner('GET', '/v1/webhook_subscriptions'),
+    create_webhook_subscription: asOwner('POST', '/v1/webhook_subscriptions', { json: WEBHOOK }),
+    get_webhook_subscription: asOwner('GET', subscription),
+    delete_webhook_subscription: asOwner('DELETE', subscription),
+    resume_webhook_subscription: asOwner('POST', `${subscription}/resume`),
+    get_webhook_deliveries: asOwner('GET', `${subscription}/deliveries`),
   };
 }
 

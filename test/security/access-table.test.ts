@@ -193,6 +193,19 @@ const table: { [Op in OperationId]: Rule<Op> } = {
   revoke_calendar_feed: { admits: 'users', may: OWNER, status: 204, prepare: ownerFeedOnly },
   // the token is the credential: whoever has the URL reads the owner's feed, whatever else they send
   get_calendar_feed_ics: { admits: 'anyone', status: 200, prepare: ownerFeedOnly, request: () => ({ params: { token: ownerFeedToken } }) },
+  // everyone lists and creates their own subscriptions; only the owner reaches the scene's
+  get_webhook_subscriptions: { admits: 'users', may: USERS, status: 200 },
+  create_webhook_subscription: {
+    admits: 'users',
+    may: USERS,
+    status: 201,
+    // a public address literal (no name to resolve), for an event type this table never causes: nothing is sent
+    request: () => ({ body: { url: 'https://192.0.2.10/hooks', event_types: ['timer.started'] } }),
+  },
+  get_webhook_subscription: { admits: 'users', may: OWNER, status: 200 },
+  delete_webhook_subscription: { admits: 'users', may: OWNER, status: 204, fresh: {} },
+  resume_webhook_subscription: { admits: 'users', may: OWNER, status: 200 },
+  get_webhook_deliveries: { admits: 'users', may: OWNER, status: 200 },
 };
 
 let ownerFeedToken = '';
@@ -232,6 +245,7 @@ beforeAll(async () => {
       // each request names a source address of its own (no other test's failures count); Redis when the run has it
       ...signalingConfig(),
       call_in: { tel: '+49 30 1234567' }, // event views then carry the dial-in details (the pin)
+      webhooks: { max_subscriptions_per_user: 1000 }, // every party creates some, the owner one per scene too
       turn: { servers: [{ uris: ['turn:turn.example.org:3478?transport=udp'], shared_secret: 'a-shared-secret-of-the-turn-server' }] },
     }),
   );
@@ -256,6 +270,7 @@ function pathOf(operationId: OperationId, scene: Scene, request: Request<Operati
     instance_id: scene.instanceId,
     invite_code: scene.inviteCode,
     streaming_target_id: scene.streamingTargetId,
+    subscription_id: scene.webhookSubscriptionId,
     asset_id: scene.assetId,
     ...request.params,
   };

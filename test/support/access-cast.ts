@@ -16,7 +16,7 @@
  * favorites), made through the API as its owner; the invitations and the ban are written straight
  * into the database. Its secrets are the cast's, so that a test can look for them in any answer.
  */
-import { randomBytes } from 'node:crypto';
+import { randomBytes, randomUUID } from 'node:crypto';
 import { expect } from 'vitest';
 
 import { freshSourceAddress } from './invites.js';
@@ -102,6 +102,8 @@ export interface Scene {
   inviteCode: string;
   sipId: string;
   streamingTargetId: string;
+  /** The owner's webhook subscription (to an event type the access table never causes: nothing is sent). */
+  webhookSubscriptionId: string;
   assetId?: string;
 }
 
@@ -186,6 +188,11 @@ export async function createScene(app: TestApp, cast: Cast, options: SceneOption
     options.asset ? asOwner(app, cast, 'POST', `/rooms/${roomId}/assets?filename=minutes.txt`, 201, Buffer.from('minutes')) : undefined,
     invitations,
   ]);
+  const subscription = await dbOf(app)
+    .insertInto('webhook_subscriptions')
+    .values({ id: randomUUID(), owner: cast.owner.id, url: 'https://hooks.example.org/convene', secret: 'whsec_c2VjcmV0', event_types: ['timer.started'] })
+    .returning('id')
+    .executeTakeFirstOrThrow();
   if (options.favorites) {
     await dbOf(app)
       .insertInto('event_favorites')
@@ -199,6 +206,7 @@ export async function createScene(app: TestApp, cast: Cast, options: SceneOption
     inviteCode: invite.invite_code,
     sipId: sip.sip_id,
     streamingTargetId: target.id,
+    webhookSubscriptionId: subscription.id,
     ...(asset ? { assetId: asset.id } : {}),
   };
 }

@@ -84,3 +84,29 @@ export function checkResponse(operationId: OperationId, res: CheckedResponse): v
     );
   }
 }
+
+/**
+ * Throws ContractViolation when a webhook delivery (its type from the body) does not match the
+ * contract's `webhooks` entry: the body its schema, each declared header its parameter's schema.
+ */
+export function checkWebhook(headers: Record<string, string | string[] | undefined>, body: string): void {
+  let parsed: { type?: unknown };
+  try {
+    parsed = JSON.parse(body);
+  } catch {
+    throw new ContractViolation(`a webhook body is not JSON: ${body.slice(0, 200)}`);
+  }
+  const type = String(parsed.type);
+  const operation = (openapiDocument as { webhooks?: Record<string, { post: any }> }).webhooks?.[type]?.post;
+  if (!operation) throw new ContractViolation(`no webhook ${type} in the contract`);
+  const base = `openapi.json#/${pointer('webhooks', type, 'post')}`;
+  const validate = validatorFor(`${base}/requestBody/content/${pointer('application/json')}/schema`);
+  if (!validate(parsed)) throw new ContractViolation(`webhook ${type} body does not match the contract: ${ajv.errorsText(validate.errors)}`);
+  for (const declared of operation.parameters as unknown[]) {
+    const parameter = resolve(declared);
+    const value = headers[parameter.name];
+    if (typeof value !== 'string') throw new ContractViolation(`webhook ${type} lacks the header ${parameter.name}`);
+    const check = ajv.compile(parameter.schema);
+    if (!check(value)) throw new ContractViolation(`webhook ${type} header ${parameter.name}: ${ajv.errorsText(check.errors)}`);
+  }
+}

@@ -37,10 +37,14 @@ export interface SignalingRoom {
  * The test file's app and its room helpers. `tariffs`: tariffs besides `default` (no limits), each
  * switching off nothing unless it says so.
  */
-export function useSignalingRooms(tariffs: Record<string, Partial<TariffDefinition>> = {}, caps: Partial<Config['signaling_caps']> = {}) {
+export function useSignalingRooms(
+  tariffs: Record<string, Partial<TariffDefinition>> = {},
+  caps: Partial<Config['signaling_caps']> = {},
+  webhooks: Partial<Config['webhooks']> = {},
+) {
   const none: TariffDefinition = { quotas: {}, disabled_modules: [], disabled_features: [] };
   const definitions = Object.fromEntries(Object.entries({ default: none, ...tariffs }).map(([name, tariff]) => [name, { ...none, ...tariff }]));
-  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions }, signaling_caps: caps });
+  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions }, signaling_caps: caps, webhooks });
 
   const clients: SignalingClient[] = [];
   afterEach(async () => {

@@ -73,6 +73,16 @@ describe('loadConfig', () => {
         sockets_per_invite_code: 100,
         sockets_per_source: 500,
       },
+      webhooks: {
+        allow_http: false,
+        allow_private: false,
+        max_subscriptions_per_user: 10,
+        timeout_ms: 10000,
+        concurrency: 8,
+        poll_interval_ms: 1000,
+        retry_base_ms: 10000,
+        pause_after_failures: 10,
+      },
     };
     expect(loadConfig({ file: false, env: {} })).toEqual(expected);
   });

@@ -11,6 +11,7 @@ import type { Config } from '../../config/schema.js';
 import type { DB, EventInviteRole, EventInviteStatus, EventRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { queueEventNotification } from '../notifications/outbox.js';
+import { queueInviteAnswerWebhook } from '../webhooks/domain-events.js';
 import { notBannedFrom } from '../rooms/room-bans.js';
 import { requireEventAccess, requireEventCreator } from './event-access.js';
 import { listInvitees, type InviteePage } from './invitees.js';
@@ -116,7 +117,18 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
     },
 
     async answer(callerId, eventId, status) {
-      await updateInvite(db, eventId, callerId, { status }, 'You are not invited to this event', { unlessBanned: true });
+      await db.transaction().execute(async (trx) => {
+        const before = await trx
+          .selectFrom('event_invites')
+          .innerJoin('events', 'events.id', 'event_invites.event_id')
+          .select(['event_invites.status', 'events.room_id', 'events.created_by'])
+          .where('event_invites.event_id', '=', eventId)
+          .where('event_invites.invitee', '=', callerId)
+          .executeTakeFirst();
+        await updateInvite(trx, eventId, callerId, { status }, 'You are not invited to this event', { unlessBanned: true });
+        // an answer repeated changes nothing and is not reported again
+        if (before && before.status !== status) await queueInviteAnswerWebhook(trx, status, { id: eventId, ...before }, callerId);
+      });
     },
   };
 }

@@ -10,7 +10,8 @@ import type { Config } from '../../config/schema.js';
 import type { DB, EventExceptionRow, EventInviteStatus, EventPatch, RoomPatch } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
-import { queueEventNotification, type EventNotificationKind } from '../notifications/outbox.js';
+import { queueEventNotification } from '../notifications/outbox.js';
+import { queueEventWebhook } from '../webhooks/domain-events.js';
 import { createSipConfig } from '../sip/sip-configs.js';
 import { replaceRoomStreamingTargets } from '../streaming/streaming-targets.service.js';
 import { toPublicProfile, type PublicUserProfile, type User } from '../users/user.js';
@@ -98,8 +99,11 @@ const sameLines = (a: readonly string[], b: readonly string[]) => a.length === b
 export function createEventService({ db, config, cursors, assetStorage }: EventServiceDeps): EventService {
   const avatarBaseUrl = config.users.avatar_base_url;
 
-  const notify = (trx: Kysely<DB>, kind: EventNotificationKind, eventId: string, actorId: string, suppress: boolean) =>
-    queueEventNotification(trx, { kind, eventId, actorId, suppress, config });
+  // the mails (unless suppressed) and the webhook event (always) of a change, in its transaction
+  const notify = async (trx: Kysely<DB>, kind: 'created' | 'updated' | 'cancelled', eventId: string, actorId: string, suppress: boolean) => {
+    await queueEventWebhook(trx, `event.${kind}`, eventId);
+    await queueEventNotification(trx, { kind, eventId, actorId, suppress, config });
+  };
 
   /**
    * Profiles and invitees for a set of views, in one batch each, and none when not needed: the

@@ -19,6 +19,7 @@ import { sipHandlers } from './sip.js';
 import { streamingTargetsHandlers } from './streaming_targets.js';
 import { turnHandlers } from './turn.js';
 import { usersHandlers } from './users.js';
+import { webhooksHandlers } from './webhooks.js';
 
 export type { Services } from './services.js';
 
@@ -39,5 +40,6 @@ export function createHandlers(services: Services): Handlers<OperationId> {
     ...signalingHandlers(services),
     ...eventsHandlers(services),
     ...calendarFeedHandlers(services),
+    ...webhooksHandlers(services),
   };
 }

@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
+import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceLiveness } from '../instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
@@ -69,6 +70,8 @@ export interface ModuleDeps {
   logger: Logger;
   /** Every module by namespace, for the control module's join and leave (filled before any use). */
   modules: () => ReadonlyMap<string, SignalingModule>;
+  /** Queues the webhook events of signaling; absent where there is no database (module tests). */
+  webhooks?: SignalingWebhooks;
 }
 
 /** The control module also drives departures: the connection calls `disconnect` when a socket closes. */

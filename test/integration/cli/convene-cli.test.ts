@@ -162,6 +162,28 @@ describe('convene on a database', { timeout: 240_000 }, () => {
     expect(table.stdout).toMatch(new RegExp(`^${fixtures.bob}\tbob@example.test\tbob\t\\(default\\)\tenabled\t`, 'm'));
   });
 
+  it('adds, lists, resumes and removes operator webhook subscriptions, refusing internal addresses', async () => {
+    const refused = await convene('webhooks', 'add', 'https://169.254.169.254/latest/meta-data/');
+    expect([refused.code, refused.stderr]).toEqual([1, 'convene: This URL cannot receive webhooks: the address is loopback, link-local or private\n']);
+    const unknownType = await convene('webhooks', 'add', 'https://192.0.2.10/hooks', '--event', 'room.exploded');
+    expect(unknownType.code).toBe(2);
+
+    const added = await convene('webhooks', 'add', 'https://192.0.2.10/hooks', '--event', 'timer.started', '--description', 'audit');
+    expect(added.code, added.stderr).toBe(0);
+    const [, id, secret] = /^added operator subscription ([0-9a-f-]{36}) for timer.started\nsecret \(shown this once\): (whsec_\S+)\n$/.exec(added.stdout) ?? [];
+    expect(secret).toBeDefined();
+    const stored = await withDb((database) => database.db.selectFrom('webhook_subscriptions').selectAll().execute());
+    expect(stored.map((row) => [row.id, row.owner, row.secret, row.event_types])).toEqual([[id, null, secret, ['timer.started']]]);
+
+    const listed = JSON.parse((await convene('webhooks', 'list', '--json')).stdout) as Array<{ id: string; status: string; secret?: string }>;
+    expect(listed.map((row) => [row.id, row.status, row.secret])).toEqual([[id, 'active', undefined]]);
+    expect((await convene('webhooks', 'resume', id!)).stdout).toBe(`resumed operator subscription ${id}\n`);
+    expect((await convene('webhooks', 'deliveries', id!)).stdout.split('\n')[0]).toBe('message\ttype\tstatus\tattempts\tlast status\tlast error\tcreated');
+    expect((await convene('webhooks', 'remove', id!)).code).toBe(0);
+    const again = await convene('webhooks', 'remove', id!);
+    expect([again.code, again.stderr]).toEqual([1, 'convene: no operator subscription with this id\n']);
+  });
+
   it('lists what the clean-up would delete on a dry run, and deletes nothing', async () => {
     const dry = await convene('cleanup', '--dry-run');
     expect(dry.code, dry.stderr).toBe(0);

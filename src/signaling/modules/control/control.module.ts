@@ -39,6 +39,7 @@ import { createRedisWaitingRoomStore } from '../moderation/waiting-room.redis.js
 import { byJoinTime, memberOf, memberRecord, roomModules, viewOf, withPeerData } from './participant-view.js';
 import { createRoles } from './roles.js';
 import { createTimeLimit } from './time-limit.js';
+import { announceJoin, announceLeave } from '../../webhooks.js';
 
 /** Commands of a participant in the room only (before entering it: `not_yet_joined`). */
 const IN_ROOM = new Set(['raise_hand', 'lower_hand', 'grant_moderator_role', 'revoke_moderator_role']);
@@ -106,8 +107,10 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     hub.hold(session);
     session.state = 'joined';
     let closesAtMs: number | undefined;
+    let startedAtMs: number;
+    const joinedAtMs = deps.scheduler.now();
     try {
-      const outcome = await membership.join(room.roomId, member, room.tariff.quotas.room_participant_limit, deps.scheduler.now());
+      const outcome = await membership.join(room.roomId, member, room.tariff.quotas.room_participant_limit, joinedAtMs);
       if (!outcome.joined) {
         hub.drop(session);
         session.state = previous;
@@ -120,7 +123,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
         withPeerData(modules, room.roomId, [record, ...others]),
         joinDataOf(modules, session, hub),
       ]);
-      closesAtMs = timeLimit.closesAt(room, outcome.startedAtMs);
+      startedAtMs = outcome.startedAtMs;
+      closesAtMs = timeLimit.closesAt(room, startedAtMs);
       // the others first: until the newcomer itself is told, a failure gives the place back and changes nothing
       await hub.publish({ namespace: 'control', payload: { message: 'joined', ...self }, audience: { to: 'room', except: participant.id } });
       listed.remember(session, others);
@@ -147,6 +151,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
       throw err;
     }
     if (closesAtMs !== undefined) timeLimit.arm(room, closesAtMs);
+    // the store began the room's session at this join's time only when the room was empty
+    announceJoin(deps.webhooks, session, startedAtMs, startedAtMs === joinedAtMs);
   }
 
   /** Every room module's join-time data, by namespace (absent when a module has none for this session). */
@@ -171,6 +177,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     session.handUpdatedAt = undefined;
     // not removed: a sweep took this instance for dead and announced the departure (membership-sweep.ts)
     if (left && !left.removed) return participantLeft(session, hub, false);
+    if (left) announceLeave(deps.webhooks, session, left.remaining === 0);
     try {
       await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason }, audience: { to: 'room', except: id } });
     } finally {

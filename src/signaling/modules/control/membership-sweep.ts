@@ -24,6 +24,7 @@ import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import { isRedisDown } from '../../shared-state.js';
 import type { ModuleDeps } from '../module.js';
+import { announceLeave } from '../../webhooks.js';
 import type { HostedRecords, Member, MemberRecord } from './membership-store.js';
 
 export interface CrashCleanup {
@@ -73,7 +74,9 @@ export function createCrashCleanup({ deps, liveness, members, waiting, participa
       try {
         await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason: 'timeout' }, audience: { to: 'room', except: id } });
       } finally {
-        await participantLeft(departed(room, removed.record.record, removed.record.userId, 'joined'), hub, removed.remaining === 0);
+        const session = departed(room, removed.record.record, removed.record.userId, 'joined');
+        announceLeave(deps.webhooks, session, removed.remaining === 0);
+        await participantLeft(session, hub, removed.remaining === 0);
       }
     }
   }

@@ -39,6 +39,7 @@ import { createRedisRoomSettingsStore } from './room-settings.redis.js';
 import { createWaitingRoomSwitch } from './waiting-room-switch.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
 import { createRedisWaitingRoomStore } from './waiting-room.redis.js';
+import { participantData } from '../../webhooks.js';
 
 /** What the control module asks of the moderation module during a join, a departure and a role change. */
 export interface ModerationModule extends SignalingModule {
@@ -99,6 +100,7 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
       throw err;
     }
     hub.release(session, { namespace: 'moderation', payload: answer });
+    deps.webhooks?.emit(session.room, 'waiting_room.entered', participantData(session), `waiting_room.entered:${session.room.roomId}:${record.id}:${session.joinedAt}`);
     await admitIfSwitchedOff(session, record.id, hub);
   }
 

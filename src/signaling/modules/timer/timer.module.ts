@@ -25,6 +25,7 @@ import type {
   TimerUpdateReadyStatusCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
+import type { RoomContext } from '../../room-context.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
@@ -61,8 +62,11 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
 
   const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
 
-  const publishStopped = (hub: RoomHub, timerId: string, fields: StoppedFields) =>
-    hub.publish({ namespace: NAMESPACE, payload: { message: 'stopped', timer_id: timerId, ...fields }, audience: { to: 'room' } });
+  /** Tells the room, and the webhooks (the caller took the timer from the store: of all instances, only it). */
+  const publishStopped = (hub: RoomHub, room: RoomContext | undefined, timerId: string, fields: StoppedFields) => {
+    if (room) deps.webhooks?.emit(room, 'timer.stopped', { room_id: room.roomId, timer_id: timerId, reason: fields.kind }, `timer.stopped:${timerId}`);
+    return hub.publish({ namespace: NAMESPACE, payload: { message: 'stopped', timer_id: timerId, ...fields }, audience: { to: 'room' } });
+  };
 
   /** Whether the hub is still this instance's hub of its room: a closed one arms nothing. */
   const isOpen = (hub: RoomHub) => deps.hubs().get(hub.roomId) === hub;
@@ -74,7 +78,7 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
     // once taken, a retry (the bus failed) only publishes: a second take would find the timer gone
     const expire = async () => {
       taken ||= await store.take(hub.roomId, timerId);
-      if (taken) await publishStopped(hub, timerId, { kind: 'expired' });
+      if (taken) await publishStopped(hub, hub.sessions.values().next().value?.room, timerId, { kind: 'expired' });
     };
     arm(hub, timerId, Date.parse(endsAt), expire, 0);
   }
@@ -129,6 +133,12 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       creator: session.participant.id,
     };
     if (!(await store.create(hub.roomId, timer))) return fail(session, 'timer_already_running');
+    deps.webhooks?.emit(
+      session.room,
+      'timer.started',
+      { room_id: session.room.roomId, timer_id: timer.timer_id, kind: timer.kind, ...(endsAt !== undefined ? { ends_at: endsAt } : {}), ...(timer.title !== undefined ? { title: timer.title } : {}) },
+      `timer.started:${timer.timer_id}`,
+    );
     await hub.publish({ namespace: NAMESPACE, payload: { message: 'started', ...publicFields(timer) }, audience: { to: 'room' } });
   }
 
@@ -136,7 +146,7 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
     if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
     // a stale or unknown id is no error: the timer it named has already stopped (or never ran)
     if (!(await store.take(hub.roomId, command.timer_id))) return;
-    await publishStopped(hub, command.timer_id, {
+    await publishStopped(hub, session.room, command.timer_id, {
       kind: 'by_moderator',
       participant_id: session.participant.id,
       ...(command.reason !== undefined ? { reason: command.reason } : {}),
@@ -203,7 +213,7 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
       // told even when the room is now empty: one joining at this moment may have been shown the timer.
       // Only the creator's own timer is taken: a room that emptied may already have a newcomer's.
       if (timer?.creator === leaver && (await store.take(hub.roomId, timer.timer_id))) {
-        await publishStopped(hub, timer.timer_id, { kind: 'creator_left' });
+        await publishStopped(hub, session.room, timer.timer_id, { kind: 'creator_left' });
       }
     },
 

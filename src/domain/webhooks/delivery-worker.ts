@@ -1,0 +1,232 @@
+/**
+ * Sends the webhook outbox (`webhook_deliveries`), off the request path: requests and signaling
+ * only insert rows; this worker looks for due ones every `poll_interval_ms` and its `concurrency`
+ * lanes POST them.
+ *
+ * Claiming is the mail worker's (mail-worker.ts): one statement moves a due row's `next_attempt_at`
+ * a lease ahead, choosing it `FOR UPDATE SKIP LOCKED`, so that of several instances exactly one
+ * sends each attempt, and no transaction stays open during the HTTP call. A process that dies while
+ * sending leaves the row to come due again when the lease ends (at least once). A delivery is
+ * claimable only when no earlier one of the same subscription and subject (room or meeting) is
+ * still pending, so a receiver sees each room's and meeting's events in order.
+ *
+ * A slow receiver costs one of `concurrency` lanes (one attempt per subscription at a time) for at
+ * most `timeout_ms`; it never blocks a request or a socket. A failed attempt waits `retry_base_ms`,
+ * doubling up to an hour; after `pause_after_failures` failures in a row the subscription is
+ * paused (its deliveries wait for `resume`).
+ */
+import { request as httpRequest } from 'node:http';
+import { request as httpsRequest } from 'node:https';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { sql, type Kysely } from 'kysely';
+import type { Config } from '../../config/schema.js';
+import type { DB } from '../../db/schema.js';
+import type { Logger } from '../../logger.js';
+import { signature } from './signature.js';
+import { guardedLookup, refuseLiteral } from './target-address.js';
+
+export interface WebhookWorker {
+  start(): void;
+  /** Stops polling and waits for the attempts under way. */
+  stop(): Promise<void>;
+}
+
+export interface WebhookWorkerOptions {
+  db: Kysely<DB>;
+  config: Config['webhooks'];
+  logger: Logger;
+  now?: () => Date;
+}
+
+const RETRY_CAP_MS = 3_600_000;
+const MAX_ERROR_LENGTH = 500;
+
+export function webhookRetryDelayMs(baseMs: number, attempts: number): number {
+  return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), RETRY_CAP_MS);
+}
+
+interface Claimed {
+  id: number;
+  attempts: number;
+  subscription_id: string;
+  message_id: string;
+  body: string;
+  url: string;
+  secret: string;
+}
+
+export function createWebhookWorker({ db, config, logger, now = () => new Date() }: WebhookWorkerOptions): WebhookWorker {
+  // longer than an attempt may take (timeout_ms) with room for its writes, so a lease never ends
+  // while its attempt is under way; short enough that an instance's crash delays little
+  const leaseMs = 2 * config.timeout_ms + 5_000;
+  let stopping = false;
+
+  /**
+   * The deliveries that may be sent at `at`: due, of an active subscription, and the oldest pending
+   * one of their subscription and subject (a receiver sees each room's and meeting's events in order).
+   */
+  const claimable = (at: Date) => sql`
+    from webhook_deliveries d
+    join webhook_subscriptions s on s.id = d.subscription_id
+    where d.delivered_at is null and d.next_attempt_at <= ${at} and s.paused_at is null
+      and ${inFlight.size === 0 ? sql`true` : sql`d.subscription_id <> all(${[...inFlight]}::uuid[])`}
+      and not exists (
+        select 1 from webhook_deliveries e
+        where e.subscription_id = d.subscription_id and e.subject = d.subject
+          and e.delivered_at is null and e.id < d.id)`;
+
+  /**
+   * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
+   * that a slow receiver holds one lane, not all of them (two lanes claiming at the same moment may
+   * still both pick one; the next claims see it).
+   */
+  const inFlight = new Set<string>();
+
+  async function claim(): Promise<Claimed | undefined> {
+    const at = now();
+    const { rows } = await sql<Claimed>`
+      with claimed as (
+        update webhook_deliveries set next_attempt_at = ${new Date(at.getTime() + leaseMs)}
+        where id = (select d.id ${claimable(at)} order by d.next_attempt_at, d.id limit 1 for update of d skip locked)
+        returning id, attempts, subscription_id, message_id)
+      select c.id, c.attempts, c.subscription_id, c.message_id, m.body, s.url, s.secret
+      from claimed c
+      join webhook_messages m on m.id = c.message_id
+      join webhook_subscriptions s on s.id = c.subscription_id`.execute(db);
+    return rows[0];
+  }
+
+  async function anythingClaimable(): Promise<boolean> {
+    const { rows } = await sql<{ found: boolean }>`select exists (select 1 ${claimable(now())}) as found`.execute(db);
+    return rows[0]?.found === true;
+  }
+
+  async function succeeded(row: Claimed, status: number): Promise<void> {
+    await db
+      .updateTable('webhook_deliveries')
+      .set({ delivered_at: now(), attempts: row.attempts + 1, last_status_code: status, last_error: null })
+      .where('id', '=', row.id)
+      .execute();
+    await db.updateTable('webhook_subscriptions').set({ consecutive_failures: 0 }).where('id', '=', row.subscription_id).execute();
+  }
+
+  async function failed(row: Claimed, status: number | undefined, reason: string): Promise<void> {
+    const attempts = row.attempts + 1;
+    const at = now();
+    await db
+      .updateTable('webhook_deliveries')
+      .set({
+        attempts,
+        last_status_code: status ?? null,
+        last_error: reason.slice(0, MAX_ERROR_LENGTH),
+        next_attempt_at: new Date(at.getTime() + webhookRetryDelayMs(config.retry_base_ms, attempts)),
+      })
+      .where('id', '=', row.id)
+      .execute();
+    const subscription = await db
+      .updateTable('webhook_subscriptions')
+      .set((eb) => ({
+        consecutive_failures: eb('consecutive_failures', '+', 1),
+        paused_at: sql`case when consecutive_failures + 1 >= ${config.pause_after_failures} then coalesce(paused_at, ${at}) else paused_at end`,
+      }))
+      .where('id', '=', row.subscription_id)
+      .returning(['paused_at', 'consecutive_failures'])
+      .executeTakeFirst();
+    if (subscription?.paused_at && subscription.consecutive_failures === config.pause_after_failures) {
+      logger.warn({ subscriptionId: row.subscription_id }, 'a webhook subscription failed too often in a row and is paused');
+    }
+  }
+
+  async function attempt(row: Claimed): Promise<void> {
+    const timestamp = Math.floor(now().getTime() / 1000);
+    try {
+      const status = await post(row.url, row.body, {
+        'content-type': 'application/json',
+        'webhook-id': row.message_id,
+        'webhook-timestamp': String(timestamp),
+        'webhook-signature': signature(row.secret, row.message_id, timestamp, row.body),
+      });
+      if (status >= 200 && status < 300) await succeeded(row, status);
+      else await failed(row, status, `the receiver answered ${status}`);
+    } catch (err) {
+      await failed(row, undefined, err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** POSTs one body; answers the status. Redirects are not followed (their target was never checked). */
+  function post(target: string, body: string, headers: Record<string, string>): Promise<number> {
+    const url = new URL(target);
+    refuseLiteral(url, config);
+    const send = url.protocol === 'https:' ? httpsRequest : httpRequest;
+    return new Promise((resolve, reject) => {
+      const req = send(url, {
+        method: 'POST',
+        headers: { ...headers, 'content-length': Buffer.byteLength(body) },
+        lookup: guardedLookup(config),
+        signal: AbortSignal.timeout(config.timeout_ms),
+      });
+      req.on('error', (err) => reject(err.name === 'AbortError' ? new Error(`no answer within ${config.timeout_ms} ms`) : err));
+      req.on('response', (res) => {
+        res.resume(); // the body is not read, only drained (the timeout still bounds it)
+        res.on('end', () => resolve(res.statusCode ?? 0));
+        res.on('error', reject);
+      });
+      req.end(body);
+    });
+  }
+
+  /** Sends until nothing is due. */
+  async function lane(): Promise<void> {
+    for (let row = await claim(); row && !stopping; row = await claim()) {
+      inFlight.add(row.subscription_id);
+      try {
+        await attempt(row);
+      } finally {
+        inFlight.delete(row.subscription_id);
+      }
+    }
+  }
+
+  // A watcher polls for anything to send (one cheap query, not one claim per lane: PGlite has one
+  // session) and wakes the lanes; each lane sends until nothing is due, then sleeps until woken. A
+  // lane held by a slow receiver holds back nothing else: the watcher keeps waking the others.
+  const stopped = new AbortController();
+  const loops: Promise<void>[] = [];
+  let waking = new AbortController();
+  const untilWoken = () =>
+    sleep(2 ** 31 - 1, undefined, { signal: AbortSignal.any([stopped.signal, waking.signal]), ref: false }).catch(() => undefined);
+
+  async function watch(): Promise<void> {
+    while (!stopping) {
+      const found = await anythingClaimable().catch((err: unknown) => {
+        logger.error({ err }, 'the webhook outbox could not be read; trying again later');
+        return false;
+      });
+      if (found) {
+        waking.abort();
+        waking = new AbortController();
+      }
+      await sleep(config.poll_interval_ms, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+    }
+  }
+
+  async function work(): Promise<void> {
+    while (!stopping) {
+      await lane().catch((err: unknown) => logger.error({ err }, 'the webhook outbox could not be read; trying again later'));
+      await untilWoken();
+    }
+  }
+
+  return {
+    start() {
+      if (loops.length > 0 || stopping) return;
+      loops.push(watch());
+      for (let i = 0; i < config.concurrency; i++) loops.push(work());
+    },
+    async stop() {
+      stopping = true;
+      stopped.abort();
+      await Promise.all(loops);
+    },
+  };
+}

@@ -1,0 +1,92 @@
+/**
+ * Queues webhook events (a transactional outbox, as the e-mail outbox is): called with the
+ * transaction of the change it reports, the message and one delivery row per interested
+ * subscription commit with the change or not at all. The delivery worker (`delivery-worker.ts`)
+ * sends them.
+ *
+ * Who is interested: the subscriptions of the owner (creator) of the room or meeting concerned that
+ * asked for this type, and every operator subscription (no owner) that did. Without any, nothing is
+ * written.
+ *
+ * Events decided outside a transaction (signaling, possibly seen by several instances) pass a
+ * `dedupeKey` naming the change: the second instance's enqueue of the same change is dropped by the
+ * unique key.
+ */
+import { randomUUID } from 'node:crypto';
+import { sql, type Kysely } from 'kysely';
+import type { components } from '../../../generated/openapi.js';
+import type { DB } from '../../db/schema.js';
+
+export type WebhookEventType = components['schemas']['WebhookEventType'];
+type Schemas = components['schemas'];
+
+/** The `data` of each event type, as the contract's webhooks describe it. */
+export interface WebhookData {
+  'room.started': Schemas['WebhookRoomData'];
+  'room.ended': Schemas['WebhookRoomData'];
+  'participant.joined': Schemas['WebhookParticipantData'];
+  'participant.left': Schemas['WebhookParticipantData'];
+  'waiting_room.entered': Schemas['WebhookWaitingRoomData'];
+  'timer.started': Schemas['WebhookTimerStartedData'];
+  'timer.stopped': Schemas['WebhookTimerStoppedData'];
+  'event.created': Schemas['WebhookEventData'];
+  'event.updated': Schemas['WebhookEventData'];
+  'event.cancelled': Schemas['WebhookEventData'];
+  'invite.accepted': Schemas['WebhookInviteData'];
+  'invite.declined': Schemas['WebhookInviteData'];
+}
+
+export const WEBHOOK_EVENT_TYPES = [
+  'room.started',
+  'room.ended',
+  'participant.joined',
+  'participant.left',
+  'waiting_room.entered',
+  'timer.started',
+  'timer.stopped',
+  'event.created',
+  'event.updated',
+  'event.cancelled',
+  'invite.accepted',
+  'invite.declined',
+] as const satisfies readonly WebhookEventType[];
+
+export interface WebhookEvent<T extends WebhookEventType> {
+  type: T;
+  data: WebhookData[T];
+  /** The user who owns the room or meeting concerned (its creator). */
+  owner: string;
+  at: Date;
+  /** Names the change when it may be enqueued more than once (by several instances). */
+  dedupeKey?: string;
+}
+
+/** `room:<id>` or `event:<id>`: deliveries of one subject go out in order. */
+function subjectOf(data: WebhookData[WebhookEventType]): string {
+  return 'event_id' in data ? `event:${data.event_id}` : `room:${data.room_id}`;
+}
+
+export async function enqueueWebhook<T extends WebhookEventType>(trx: Kysely<DB>, event: WebhookEvent<T>): Promise<void> {
+  const subscriptions = await trx
+    .selectFrom('webhook_subscriptions')
+    .select('id')
+    .where((eb) => eb.or([eb('owner', '=', event.owner), eb('owner', 'is', null)]))
+    .where(sql<boolean>`${event.type} = any(event_types)`)
+    .execute();
+  if (subscriptions.length === 0) return;
+
+  const id = `msg_${randomUUID().replaceAll('-', '')}`;
+  const body = JSON.stringify({ id, type: event.type, timestamp: event.at.toISOString(), data: event.data });
+  const subject = subjectOf(event.data);
+  const inserted = await trx
+    .insertInto('webhook_messages')
+    .values({ id, type: event.type, subject, body, dedupe_key: event.dedupeKey ?? null })
+    .onConflict((oc) => oc.column('dedupe_key').doNothing())
+    .returning('id')
+    .executeTakeFirst();
+  if (!inserted) return; // another instance queued this change already
+  await trx
+    .insertInto('webhook_deliveries')
+    .values(subscriptions.map((s) => ({ message_id: id, subscription_id: s.id, subject })))
+    .execute();
+}
