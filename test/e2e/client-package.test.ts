@@ -33,7 +33,7 @@ const PACKED_DEPENDENCIES = ['openapi-fetch', 'openapi-typescript-helpers', 'ws'
 
 /** The consumer: typed by the package's exports only (HTTP schema types, signaling message types). */
 const CONSUMER = `
-import { createHttpClient, startSignaling, type components, type Schema, type TimerStartCommand, type TimerStoppedEvent, type WebSocketConstructor } from '@convene/client';
+import { createHttpClient, startSignaling, verifyWebhook, type components, type Schema, type TimerStartCommand, type TimerStoppedEvent, type WebhookHeaders, type WebSocketConstructor } from '@convene/client';
 
 type Room = components['schemas']['Room'];
 
@@ -59,6 +59,12 @@ export async function run(options: { server: string; token: string; WebSocket?: 
   const { payload } = await stopped;
   await alice.close();
   return { room, sameRoom: room.id, joined: answer.result, stopped: payload.kind };
+}
+
+/** A webhook receiver's part: the verified body, narrowed by its type. */
+export async function startedRoom(secret: string, headers: WebhookHeaders, body: string): Promise<string | undefined> {
+  const delivery = await verifyWebhook(secret, headers, body);
+  return delivery.type === 'room.started' ? delivery.data.room_id : undefined;
 }
 `;
 
@@ -127,7 +133,7 @@ describe('the packed client', () => {
     expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/generated/openapi.d.ts', 'dist/generated/signaling/types.d.ts', 'dist/generated/signaling/validators.js', 'dist/generated/signaling/validator-runtime.js']));
     expect(files.filter((file) => file !== 'package.json' && !/^dist\/(src|generated)\/[\w/.-]+\.(js|d\.ts)$/.test(file))).toEqual([]);
     // the client's own modules only: the server's (http/, domain/, signaling/, cli/ ...) are not there
-    expect(files.filter((file) => /^dist\/src\/./.test(file) && !/^dist\/src\/(index|http|signaling(-\w+)?)\.(js|d\.ts)$/.test(file))).toEqual([]);
+    expect(files.filter((file) => /^dist\/src\/./.test(file) && !/^dist\/src\/(index|http|webhooks|signaling(-\w+)?)\.(js|d\.ts)$/.test(file))).toEqual([]);
     expect(files.filter((file) => /^dist\/generated\/(operations|openapi-document|signaling\/asyncapi-document)/.test(file))).toEqual([]);
 
     const manifest = JSON.parse(readFileSync(join(consumer, 'node_modules/@convene/client/package.json'), 'utf8'));
