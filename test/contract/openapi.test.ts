@@ -74,6 +74,13 @@ const INTERFACE: [string, string, string, string][] = [
   ['Read calendar feed (Convene)', 'get', '/calendar_feeds/{token}/meetings.ics', 'get_calendar_feed_ics'],
   // Convene's own, beside the interface's: readiness for load balancers
   ['Ready', 'get', '/ready', 'get_ready'],
+  // Convene's own (issue 20): webhook subscriptions and their delivery log
+  ['List webhook subscriptions (Convene)', 'get', '/webhook_subscriptions', 'get_webhook_subscriptions'],
+  ['Create webhook subscription (Convene)', 'post', '/webhook_subscriptions', 'create_webhook_subscription'],
+  ['Get webhook subscription (Convene)', 'get', '/webhook_subscriptions/{subscription_id}', 'get_webhook_subscription'],
+  ['Delete webhook subscription (Convene)', 'delete', '/webhook_subscriptions/{subscription_id}', 'delete_webhook_subscription'],
+  ['Resume webhook subscription (Convene)', 'post', '/webhook_subscriptions/{subscription_id}/resume', 'resume_webhook_subscription'],
+  ['List webhook deliveries (Convene)', 'get', '/webhook_subscriptions/{subscription_id}/deliveries', 'get_webhook_deliveries'],
 ];
 
 const d = doc as Record<string, any>;
