@@ -30,8 +30,11 @@ const KILLS = 3;
 const WRITERS = 12;
 /** Acknowledged writes in a round before the kill may come (then a random moment within 100 ms). */
 const ACKS_BEFORE_KILL = 100;
-/** For the kills, restarts and checks (the first start, which creates the data, and amcheck come on top). */
-const WITHIN_MS = 90_000;
+/**
+ * A hang guard, not a speed target (the time is printed, never asserted: on a loaded 2-core machine
+ * the kills and restarts once took 103 s, beyond the 90 s this test used to assert).
+ */
+const HANG_GUARD_MS = 300_000;
 
 let issuer: TestIssuer;
 const dirs: string[] = [];
@@ -176,7 +179,7 @@ const modes = [
 ];
 
 describe.each(modes)('SIGKILL during writes on $name', ({ name, onServer }) => {
-  it(`keeps every acknowledged write through ${KILLS} kills, and the data opens intact`, { timeout: WITHIN_MS + 60_000 }, async () => {
+  it(`keeps every acknowledged write through ${KILLS} kills, and the data opens intact`, { timeout: HANG_GUARD_MS }, async () => {
     const began = Date.now();
     const cwd = mkdtempSync(join(tmpdir(), 'convene-kill-'));
     dirs.push(cwd);
@@ -235,6 +238,5 @@ describe.each(modes)('SIGKILL during writes on $name', ({ name, onServer }) => {
         `(starts ${starts.map((ms) => (ms / 1000).toFixed(1)).join('/')} s)`,
     );
     expect(last.rooms + last.invites).toBeGreaterThanOrEqual((KILLS * ACKS_BEFORE_KILL) / 3);
-    expect(killsTook).toBeLessThan(WITHIN_MS);
   });
 });
