@@ -118,33 +118,30 @@ export function createMetrics(): Metrics {
   };
 }
 
+/** A gauge read at scrape time from one of the sources (none yet: the gauge keeps its last value). */
+function sourceGauge<Stats>(registers: Registry[], name: string, help: string, read: () => Stats | undefined, pick: (stats: Stats) => number): void {
+  new Gauge({
+    name,
+    help,
+    registers,
+    collect() {
+      const stats = read();
+      if (stats) this.set(pick(stats));
+    },
+  });
+}
+
 function signalingGauges(registers: Registry[], sources: () => MetricSources | undefined): void {
-  const gauge = (name: string, help: string, read: (stats: ReturnType<MetricSources['signaling']>) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      collect() {
-        const current = sources();
-        if (current) this.set(read(current.signaling()));
-      },
-    });
+  const gauge = (name: string, help: string, pick: (stats: ReturnType<MetricSources['signaling']>) => number) =>
+    sourceGauge(registers, name, help, () => sources()?.signaling(), pick);
   gauge('convene_signaling_sockets_open', 'Signaling WebSockets open on this instance', (s) => s.sockets);
   gauge('convene_signaling_rooms_active', 'Rooms with at least one participant joined on this instance', (s) => s.rooms);
   gauge('convene_signaling_participants', 'Participants joined in a room on this instance (not those connected only, or waiting)', (s) => s.participants);
 }
 
 function databaseMetrics(registers: Registry[], sources: () => MetricSources | undefined): void {
-  const pool = (name: string, help: string, read: (stats: ReturnType<MetricSources['databasePool']>) => number) =>
-    new Gauge({
-      name,
-      help,
-      registers,
-      collect() {
-        const current = sources();
-        if (current) this.set(read(current.databasePool()));
-      },
-    });
+  const pool = (name: string, help: string, pick: (stats: ReturnType<MetricSources['databasePool']>) => number) =>
+    sourceGauge(registers, name, help, () => sources()?.databasePool(), pick);
   // the embedded database (PGlite) is one session behind a pool of one connection: its figures
   // are as true, `waiting` being the queries queued for that session
   pool('convene_database_pool_connections', 'Connections the database pool holds (busy and idle; embedded: at most 1)', (p) => p.total);
