@@ -5336,7 +5336,7 @@ export const openapiDocument = {
           "webhooks"
         ],
         "summary": "`event.cancelled`: A meeting was cancelled (deleted).",
-        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "description": "Also sent when the meeting goes with its room (`DELETE /rooms/{room_id}`) or is an ad-hoc meeting\ndeleted by the operator's clean-up (`convene cleanup`).\nSent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
         "security": [],
         "parameters": [
           {

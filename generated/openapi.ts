@@ -1183,7 +1183,9 @@ export interface webhooks {
         put?: never;
         /**
          * `event.cancelled`: A meeting was cancelled (deleted).
-         * @description Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each
+         * @description Also sent when the meeting goes with its room (`DELETE /rooms/{room_id}`) or is an ad-hoc meeting
+         *     deleted by the operator's clean-up (`convene cleanup`).
+         *     Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each
          *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
          *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
          */
