@@ -4928,7 +4928,7 @@ export const openapiDocument = {
           "webhooks"
         ],
         "summary": "The delivery log of one of the caller's webhook subscriptions.",
-        "description": "Newest first, page by page (`Link` header): each event queued for the subscription, whether\nit was delivered, how many attempts it took, and the last answer or error. Another user's\nsubscription is 404.\n",
+        "description": "Newest first, page by page (`Link` header): each event queued for the subscription, whether\nit was delivered, how many attempts it took, and the last answer or error. A delivered entry\nstays for the server's retention (`[webhooks] retention_days`, 30 days by default) after its\ndelivery, then is removed; an entry not yet delivered stays until it is. Another user's\nsubscription is 404.\n",
         "security": [
           {
             "BearerAuth": []
