@@ -87,8 +87,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
 
   /**
    * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
-   * that a slow receiver holds one lane, not all of them (two lanes claiming at the same moment may
-   * still both pick one; the next claims see it).
+   * that a slow receiver holds one lane, not all of them.
    */
   const inFlight = new Set<string>();
 
@@ -185,10 +184,22 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     });
   }
 
+  // the lanes claim one at a time: a claim sees the subscriptions taken by the claims before it
+  // (concurrent claims on PostgreSQL all picked the same slow subscription's deliveries)
+  let claiming: Promise<unknown> = Promise.resolve();
+  function claimInTurn(): Promise<Claimed | undefined> {
+    const claimed = claiming.then(async () => {
+      const row = await claim();
+      if (row) inFlight.add(row.subscription_id);
+      return row;
+    });
+    claiming = claimed.catch(() => undefined);
+    return claimed;
+  }
+
   /** Sends until nothing is due. */
   async function lane(): Promise<void> {
-    for (let row = await claim(); row && !stopping; row = await claim()) {
-      inFlight.add(row.subscription_id);
+    for (let row = await claimInTurn(); row && !stopping; row = await claimInTurn()) {
       try {
         await attempt(row);
       } finally {
