@@ -4937,7 +4937,7 @@ export const openapiDocument = {
           "webhooks"
         ],
         "summary": "The delivery log of one of the caller's webhook subscriptions.",
-        "description": "Newest first, page by page (`Link` header): each event queued for the subscription, whether\nit was delivered, how many attempts it took, and the last answer or error. Another user's\nsubscription is 404.\n",
+        "description": "Newest first, page by page (`Link` header): each event queued for the subscription, whether\nit was delivered, how many attempts it took, and the last answer or error. A delivered entry\nstays for the server's retention (`[webhooks] retention_days`, 30 days by default) after its\ndelivery, then is removed; an entry not yet delivered stays until it is. Another user's\nsubscription is 404.\n",
         "security": [
           {
             "BearerAuth": []
@@ -5345,7 +5345,7 @@ export const openapiDocument = {
           "webhooks"
         ],
         "summary": "`event.cancelled`: A meeting was cancelled (deleted).",
-        "description": "Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
+        "description": "Also sent when the meeting goes with its room (`DELETE /rooms/{room_id}`) or is an ad-hoc meeting\ndeleted by the operator's clean-up (`convene cleanup`).\nSent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each\noperator subscription (`convene webhooks add`). Signed as every delivery is (see the\n`webhook-*` headers); see the tag `webhooks` for retries and pausing.\n",
         "security": [],
         "parameters": [
           {

@@ -36,6 +36,8 @@ export interface Metrics {
   redisError(): void;
   /** A mail the SMTP server did not take (it stays in the outbox for a later attempt). */
   mailFailed(): void;
+  /** A webhook event of signaling dropped before it reached the outbox (signaling/webhooks.ts). */
+  webhookEventDropped(): void;
   /** Sets what the scrape-time metrics read; until then they answer nothing but zeros. */
   watch(sources: MetricSources): void;
 }
@@ -90,6 +92,11 @@ export function createMetrics(): Metrics {
     help: 'Mails the SMTP server did not take; each stays in the outbox for a later attempt',
     registers,
   });
+  const webhookDrops = new Counter({
+    name: 'convene_webhook_events_dropped_total',
+    help: 'Webhook events of signaling dropped before they reached the outbox (too many waiting for the database, or left at shutdown)',
+    registers,
+  });
   new Gauge({
     name: 'convene_mail_outbox_pending',
     help: `E-mails in the outbox not yet sent (NaN when the database did not answer within ${OUTBOX_COUNT_TIMEOUT_MS} ms)`,
@@ -112,6 +119,7 @@ export function createMetrics(): Metrics {
     },
     redisError: () => redisErrors.inc(),
     mailFailed: () => mailFailures.inc(),
+    webhookEventDropped: () => webhookDrops.inc(),
     watch(given) {
       sources = given;
     },

@@ -2,17 +2,56 @@
 // with DATABASE_URL) and real receivers on loopback:
 // 1. deliveries/s of one instance: 20 subscriptions are paused while 50 meetings are created (1,000
 //    deliveries queue up), then resumed; the time until the receiver has them all.
-// 2. HTTP latency (sequential POST /v1/events, each queueing deliveries) with one fast receiver,
-//    then with a receiver that answers after 5 s subscribed too: p50 and p99 of both (the outbox
-//    drained before each).
+// 2. With one fast receiver, then with a receiver that answers after 5 s subscribed too (the outbox
+//    drained before each), in the same run: HTTP latency (sequential POST /v1/events, each queueing
+//    deliveries) and signaling fan-out (a room of PARTICIPANTS sockets; the moderator starts and
+//    stops a timer, each a broadcast to everyone and a webhook event; the time from the command
+//    until each participant has the frame): p50 and p99 of both, and the ratios slow/fast.
 // Run: npx tsx scripts/bench/webhooks.ts   (or: DATABASE_URL=postgres://… npx tsx scripts/bench/webhooks.ts)
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import WebSocket from 'ws';
+import { connectSignaling, type SignalingConnection } from '../../packages/client/src/index.js';
 import { startTestApp } from '../../test/support/test-app.js';
 import { jsonCaller, measureSequential } from './events-data.js';
 
 const SUBSCRIPTIONS = 20;
 const EVENTS = 50;
+const PARTICIPANTS = 50;
+const BROADCASTS = 40;
+const EVENT_TYPES = ['event.created', 'timer.started', 'timer.stopped'];
+
+interface Latency {
+  p50: number;
+  p99: number;
+}
+
+function percentiles(times: number[]): Latency {
+  times.sort((a, b) => a - b);
+  const pct = (p: number) => times[Math.min(times.length - 1, Math.floor((p / 100) * times.length))]!;
+  return { p50: pct(50), p99: pct(99) };
+}
+
+/** The time from `send()` until each socket has the `timer` frame `message`; answers the first socket's frame. */
+async function broadcast(sockets: SignalingConnection[], message: 'started' | 'stopped', send: () => void, times: number[]) {
+  const sent = { at: 0 };
+  const arrivals = sockets.map((socket) => socket.next('timer', message, { timeoutMs: 30_000 }).then((frame) => (times.push(performance.now() - sent.at), frame)));
+  sent.at = performance.now();
+  send();
+  return (await Promise.all(arrivals))[0]!;
+}
+
+/** BROADCASTS timer starts and stops by the first socket (the moderator), each a broadcast to all. */
+async function fanOut(sockets: SignalingConnection[]): Promise<Latency> {
+  const times: number[] = [];
+  const moderator = sockets[0]!;
+  for (let i = 0; i < BROADCASTS; i++) {
+    const started = await broadcast(sockets, 'started', () => moderator.send('timer', { action: 'start', kind: 'countdown', duration: 300, title: 'Bench', enable_ready_check: false }), times);
+    const timerId = (started.payload as { timer_id: string }).timer_id;
+    await broadcast(sockets, 'stopped', () => moderator.send('timer', { action: 'stop', timer_id: timerId }), times);
+  }
+  return percentiles(times);
+}
 
 async function receiver(delayMs: number) {
   let received = 0;
@@ -33,6 +72,7 @@ async function receiver(delayMs: number) {
 
 const app = await startTestApp({
   webhooks: { allow_http: true, allow_private: true, max_subscriptions_per_user: 1000, poll_interval_ms: 100 },
+  signaling_caps: { tickets_per_user: 1000, sockets_per_user: 1000 },
 });
 const fast = await receiver(0);
 const slow = await receiver(5_000);
@@ -57,7 +97,7 @@ try {
 
   // one fast subscription from here on, and an empty outbox before each measurement
   for (const id of ids) await call('DELETE', `/webhook_subscriptions/${id}`);
-  await call('POST', '/webhook_subscriptions', { url: fast.url, event_types: ['event.created'] });
+  await call('POST', '/webhook_subscriptions', { url: fast.url, event_types: EVENT_TYPES });
   const drained = async () => {
     for (;;) {
       const { pending } = await db
@@ -71,15 +111,35 @@ try {
       await new Promise((resolve) => setTimeout(resolve, 50));
     }
   };
+  const room = (await call('POST', '/rooms', { enable_sip: false, waiting_room: false })).json;
+  const sockets: SignalingConnection[] = [];
+  for (let i = 0; i < PARTICIPANTS; i++) {
+    const { ticket } = (await call('POST', `/rooms/${room.id}/start`, {})).json;
+    const socket = await connectSignaling({ url: app.url, ticket, WebSocket });
+    await socket.join(`P${i}`, { timeoutMs: 30_000 });
+    sockets.push(socket);
+  }
+  await drained();
+
   const create = () => call('POST', '/events', { title: 'Latency', description: '', is_time_independent: true });
-  const report = (label: string, r: { rps: number; p50: number; p99: number }) =>
-    console.log(`${label.padEnd(56)} ${r.rps.toFixed(0).padStart(5)} req/s   p50 ${r.p50.toFixed(2).padStart(7)} ms   p99 ${r.p99.toFixed(2).padStart(7)} ms`);
-  report('POST /v1/events, one fast receiver', await measureSequential(300, create));
-  await drained();
-  await call('POST', '/webhook_subscriptions', { url: slow.url, event_types: ['event.created'] });
-  report('POST /v1/events, and a receiver answering after 5 s', await measureSequential(300, create));
-  await drained();
+  const measure = async () => {
+    const http = await measureSequential(300, create);
+    await drained();
+    const signaling = await fanOut(sockets);
+    await drained();
+    return { http, signaling };
+  };
+  const withoutSlow = await measure();
+  await call('POST', '/webhook_subscriptions', { url: slow.url, event_types: EVENT_TYPES });
+  const withSlow = await measure();
+  const ms = (v: number) => `${v.toFixed(2).padStart(7)} ms`;
+  const row = (label: string, a: Latency, b: Latency) =>
+    console.log(`${label.padEnd(44)} p50 ${ms(a.p50)} / ${ms(b.p50)}  (x${(b.p50 / a.p50).toFixed(2)})   p99 ${ms(a.p99)} / ${ms(b.p99)}  (x${(b.p99 / a.p99).toFixed(2)})`);
+  console.log('one fast receiver / and a receiver answering after 5 s (ratio)');
+  row('POST /v1/events', withoutSlow.http, withSlow.http);
+  row(`timer broadcast to ${PARTICIPANTS} participants`, withoutSlow.signaling, withSlow.signaling);
   console.log(`\nthe slow receiver got ${slow.count()} requests meanwhile (one attempt at a time per subscription, 5 s each)`);
+  await Promise.all(sockets.map((socket) => socket.close()));
 } finally {
   await app.close();
   await fast.close();

@@ -128,7 +128,8 @@ export interface Config {
    * `allow_http` / `allow_private` (tests, closed networks); each attempt gives up after
    * `timeout_ms`; an instance sends at most `concurrency` at once, polling the outbox every
    * `poll_interval_ms`; a failed attempt waits `retry_base_ms`, doubling (at most an hour); after
-   * `pause_after_failures` failures in a row a subscription is paused.
+   * `pause_after_failures` failures in a row a subscription is paused. Delivered deliveries (and the
+   * messages left without any) are deleted `retention_days` after delivery.
    */
   webhooks: {
     allow_http: boolean;
@@ -139,6 +140,7 @@ export interface Config {
     poll_interval_ms: number;
     retry_base_ms: number;
     pause_after_failures: number;
+    retention_days: number;
   };
 }
 
@@ -320,6 +322,7 @@ export const configSchema = {
       poll_interval_ms: { type: 'integer', minimum: 10, maximum: 60000, default: 1000 },
       retry_base_ms: { type: 'integer', minimum: 10, maximum: 3600000, default: 10000 },
       pause_after_failures: { type: 'integer', minimum: 1, maximum: 1000, default: 10 },
+      retention_days: { type: 'integer', minimum: 1, maximum: 3660, default: 30 },
     }),
   },
 } as const;

@@ -16,6 +16,7 @@ import * as eventSpans from './migrations/2026_11_27_0001_event_spans.js';
 import * as storedTariffs from './migrations/2026_11_27_0002_stored_tariffs.js';
 import * as webhooks from './migrations/2026_11_28_0001_webhooks.js';
 import * as calendarFeeds from './migrations/2026_11_28_0002_calendar_feeds.js';
+import * as webhookRetention from './migrations/2026_11_28_0003_webhook_retention.js';
 
 /** By name; names sort in the order they apply. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -28,6 +29,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_27_0002_stored_tariffs': storedTariffs,
   '2026_11_28_0001_webhooks': webhooks,
   '2026_11_28_0002_calendar_feeds': calendarFeeds,
+  '2026_11_28_0003_webhook_retention': webhookRetention,
 };
 
 /** Applies every pending migration (in one transaction, under Kysely's migration lock); returns their names. */

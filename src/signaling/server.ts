@@ -30,7 +30,7 @@ import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshak
 import { startInstanceLiveness } from './instance-liveness.js';
 import { createSocketCaps, sourceAddress } from './socket-caps.js';
 import { createSignalingModules } from './modules/index.js';
-import { createSignalingWebhooks } from './webhooks.js';
+import { createSignalingWebhooks, SIGNALING_WEBHOOKS_DEFAULTS } from './webhooks.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
@@ -48,7 +48,7 @@ export interface SignalingServerDeps {
   logger: Logger;
   scheduler: Scheduler;
   /** Where the bus's timings and the subscriber connection's errors are recorded. */
-  metrics: Pick<Metrics, 'bus' | 'redisError'>;
+  metrics: Pick<Metrics, 'bus' | 'redisError' | 'webhookEventDropped'>;
 }
 
 /** What is open here now, for the metrics. */
@@ -72,6 +72,8 @@ export interface SignalingServer {
 const PATH = '/signaling';
 /** How long closing sockets get to answer the close frame at shutdown before they are cut. */
 const CLOSE_GRACE_MS = 2_000;
+/** How long the webhook events of signaling still waiting for the database get at shutdown. */
+const WEBHOOK_FLUSH_MS = 5_000;
 
 export function createSignalingServer(deps: SignalingServerDeps): SignalingServer {
   const { config, db, tariffs, signalingStore, redis, logger, scheduler, metrics } = deps;
@@ -91,7 +93,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const bus = timedBus(redis ? createRedisBus(redis, log, metrics.redisError) : createLocalBus(log), metrics.bus);
   // shared state: this instance's records name it, so that the others can clean up after it should it die
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
-  const webhooks = createSignalingWebhooks(db, log);
+  const webhooks = createSignalingWebhooks(db, log, { ...SIGNALING_WEBHOOKS_DEFAULTS, onDrop: metrics.webhookEventDropped });
   const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
@@ -207,6 +209,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       for (const module of modules.byNamespace.values()) {
         await module.close?.().catch((err: unknown) => log.error({ err, namespace: module.namespace }, 'closing a signaling module failed'));
       }
+      // the departures' events too; the database closes after this
+      await webhooks.close(WEBHOOK_FLUSH_MS);
       // after the departures: a record left behind (a store that failed) is then the others' to sweep
       await liveness?.close();
       await bus.close();

@@ -7,9 +7,13 @@
  * itself (the room's session start, the timer id, the participant's join time): should two
  * instances ever queue the same change, the outbox keeps one.
  *
- * Queueing does not hold the socket: it runs beside the command, and a failure is logged (the
- * event is then lost, unlike the HTTP events, which commit with their change).
+ * Queueing does not hold the socket: it runs beside the command. An insert that fails (the
+ * database away) is tried again, waiting `retryBaseMs` doubling up to `retryMaxMs`, until it
+ * succeeds (at least once: the dedupe key makes a repeat harmless). The events wait in memory, at
+ * most `maxQueued` of them (beyond, the oldest is dropped, logged and counted); `close` gives them
+ * a time limit to reach the outbox. What a process crash finds in memory is lost.
  */
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { Kysely } from 'kysely';
 import type { DB } from '../db/schema.js';
 import { enqueueWebhook, type WebhookData, type WebhookEventType } from '../domain/webhooks/outbox.js';
@@ -17,23 +21,104 @@ import type { Logger } from '../logger.js';
 import type { RoomContext } from './room-context.js';
 import type { Session } from './session.js';
 
+/** What an event needs of its room: which one, and whose subscriptions hear of it. */
+type EventRoom = Pick<RoomContext, 'roomId' | 'ownerId'>;
+
 export interface SignalingWebhooks {
-  emit<T extends WebhookEventType>(room: RoomContext, type: T, data: WebhookData[T], dedupeKey: string): void;
+  emit<T extends WebhookEventType>(room: EventRoom, type: T, data: WebhookData[T], dedupeKey: string): void;
+  /** Events waiting for the outbox. */
+  pending(): number;
+  /** Waits up to `limitMs` for the waiting events to reach the outbox; what remains then is dropped (and logged). */
+  close(limitMs: number): Promise<void>;
 }
 
-export function createSignalingWebhooks(db: Kysely<DB>, logger: Logger): SignalingWebhooks {
-  // one queue per room, so that a room's events enter the outbox in the order they happened here
-  const queues = new Map<string, Promise<void>>();
+export interface SignalingWebhooksOptions {
+  maxQueued: number;
+  retryBaseMs: number;
+  retryMaxMs: number;
+  /** Called for each event dropped (the queue full, or left at close). */
+  onDrop(): void;
+}
+
+/** A room of 100 leaving while the database is away is 100 events: room for many such. */
+export const SIGNALING_WEBHOOKS_DEFAULTS: Omit<SignalingWebhooksOptions, 'onDrop'> = { maxQueued: 10_000, retryBaseMs: 200, retryMaxMs: 10_000 };
+
+interface Queued {
+  room: EventRoom;
+  run(): Promise<void>;
+  type: WebhookEventType;
+  dropped: boolean;
+}
+
+export function createSignalingWebhooks(db: Kysely<DB>, logger: Logger, options: SignalingWebhooksOptions): SignalingWebhooks {
+  // every waiting event in arrival order (the oldest first, dropped first), and per room, so that
+  // a room's events enter the outbox in the order they happened here
+  const all = new Set<Queued>();
+  const rooms = new Map<string, Queued[]>();
+  const stopping = new AbortController();
+  let drained: (() => void) | undefined;
+
+  function drop(item: Queued, why: string): void {
+    if (item.dropped) return;
+    item.dropped = true;
+    all.delete(item);
+    options.onDrop();
+    logger.warn({ roomId: item.room.roomId, type: item.type }, `a webhook event of signaling was dropped: ${why}`);
+  }
+
+  /** Tries until it succeeds (true), the event is dropped, or the queue is stopped. */
+  async function insert(item: Queued): Promise<boolean> {
+    for (let attempt = 0; !item.dropped && !stopping.signal.aborted; attempt++) {
+      try {
+        await item.run();
+        return true;
+      } catch (err) {
+        const waitMs = Math.min(options.retryBaseMs * 2 ** attempt, options.retryMaxMs);
+        logger.warn({ err, roomId: item.room.roomId, type: item.type, attempt, waitMs }, 'queueing a webhook event of signaling failed; trying again');
+        await sleep(waitMs, undefined, { signal: stopping.signal }).catch(() => undefined);
+      }
+    }
+    return false;
+  }
+
+  async function drain(roomId: string, queue: Queued[]): Promise<void> {
+    for (let item = queue[0]; item; item = queue[0]) {
+      if (!(await insert(item))) drop(item, 'shutting down before the database took it');
+      queue.shift();
+      all.delete(item);
+    }
+    rooms.delete(roomId);
+    if (all.size === 0) drained?.();
+  }
+
   return {
     emit(room, type, data, dedupeKey) {
       const at = new Date();
-      const queued = (queues.get(room.roomId) ?? Promise.resolve())
-        .then(() => db.transaction().execute((trx) => enqueueWebhook(trx, { type, data, owner: room.ownerId, at, dedupeKey })))
-        .catch((err: unknown) => logger.error({ err, roomId: room.roomId, type }, 'a webhook event of signaling could not be queued'));
-      queues.set(room.roomId, queued);
-      void queued.then(() => {
-        if (queues.get(room.roomId) === queued) queues.delete(room.roomId);
-      });
+      const item: Queued = {
+        room,
+        type,
+        dropped: false,
+        run: () => db.transaction().execute((trx) => enqueueWebhook(trx, { type, data, owner: room.ownerId, at, dedupeKey })),
+      };
+      if (all.size >= options.maxQueued) drop(all.values().next().value!, `more than ${options.maxQueued} waiting`);
+      all.add(item);
+      const queue = rooms.get(room.roomId);
+      if (queue) return void queue.push(item);
+      const fresh = [item];
+      rooms.set(room.roomId, fresh);
+      void drain(room.roomId, fresh);
+    },
+    pending: () => all.size,
+    async close(limitMs) {
+      if (all.size > 0) {
+        const empty = new Promise<void>((resolve) => (drained = resolve));
+        const timer = setTimeout(() => stopping.abort(), limitMs);
+        await Promise.race([empty, new Promise((resolve) => stopping.signal.addEventListener('abort', resolve))]);
+        clearTimeout(timer);
+      }
+      stopping.abort();
+      // at once: an insert under way may hang until the database's timeout (should it then succeed, the event goes out as well)
+      for (const item of [...all]) drop(item, 'shutting down before the database took it');
     },
   };
 }

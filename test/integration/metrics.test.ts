@@ -72,6 +72,7 @@ describe('/metrics', () => {
       ['convene_redis_errors_total', 'counter'],
       ['convene_mail_outbox_pending', 'gauge'],
       ['convene_mail_failures_total', 'counter'],
+      ['convene_webhook_events_dropped_total', 'counter'],
     ]) {
       expect(text, name).toMatch(new RegExp(`^# HELP ${name} \\S`, 'm'));
       expect(text, name).toContain(`# TYPE ${name} ${type}\n`);

@@ -82,6 +82,7 @@ describe('loadConfig', () => {
         poll_interval_ms: 1000,
         retry_base_ms: 10000,
         pause_after_failures: 10,
+        retention_days: 30,
       },
     };
     expect(loadConfig({ file: false, env: {} })).toEqual(expected);
@@ -276,6 +277,16 @@ describe('loadConfig', () => {
     expect(problems({ file: false, env: { CONVENE_CALENDAR_FEED__PAST_DAYS: '3661', CONVENE_CALENDAR_FEED__MAX_EVENTS: '10001' } })).toEqual([
       'configuration: calendar_feed.past_days must be <= 3660 (from CONVENE_CALENDAR_FEED__PAST_DAYS)',
       'configuration: calendar_feed.max_events must be <= 10000 (from CONVENE_CALENDAR_FEED__MAX_EVENTS)',
+    ]);
+  });
+  it('bounds the webhook log’s retention: retention_days 1 to 3660', () => {
+    const days = (value: string) => loadConfig({ file: false, env: { CONVENE_WEBHOOKS__RETENTION_DAYS: value } }).webhooks.retention_days;
+    expect([days('1'), days('3660')]).toEqual([1, 3660]);
+    expect(problems({ file: false, env: { CONVENE_WEBHOOKS__RETENTION_DAYS: '0' } })).toEqual([
+      'configuration: webhooks.retention_days must be >= 1 (from CONVENE_WEBHOOKS__RETENTION_DAYS)',
+    ]);
+    expect(problems({ file: false, env: { CONVENE_WEBHOOKS__RETENTION_DAYS: '3661' } })).toEqual([
+      'configuration: webhooks.retention_days must be <= 3660 (from CONVENE_WEBHOOKS__RETENTION_DAYS)',
     ]);
   });
 });

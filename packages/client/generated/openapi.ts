@@ -1135,7 +1135,9 @@ export interface paths {
         /**
          * The delivery log of one of the caller's webhook subscriptions.
          * @description Newest first, page by page (`Link` header): each event queued for the subscription, whether
-         *     it was delivered, how many attempts it took, and the last answer or error. Another user's
+         *     it was delivered, how many attempts it took, and the last answer or error. A delivered entry
+         *     stays for the server's retention (`[webhooks] retention_days`, 30 days by default) after its
+         *     delivery, then is removed; an entry not yet delivered stays until it is. Another user's
          *     subscription is 404.
          */
         get: operations["get_webhook_deliveries"];
@@ -1183,7 +1185,9 @@ export interface webhooks {
         put?: never;
         /**
          * `event.cancelled`: A meeting was cancelled (deleted).
-         * @description Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each
+         * @description Also sent when the meeting goes with its room (`DELETE /rooms/{room_id}`) or is an ad-hoc meeting
+         *     deleted by the operator's clean-up (`convene cleanup`).
+         *     Sent to each subscription of the owner of the meeting concerned that asked for `event.cancelled`, and to each
          *     operator subscription (`convene webhooks add`). Signed as every delivery is (see the
          *     `webhook-*` headers); see the tag `webhooks` for retries and pausing.
          */

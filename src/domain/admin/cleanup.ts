@@ -3,14 +3,15 @@
  * created longer ago than a retention, with their rooms, and room invite codes that have expired.
  * OpenTalk runs the same two as jobs (`adhoc-event-cleanup`, 24 hours after creation by default,
  * and `invite-cleanup`). Deleting an ad-hoc event deletes its room as `DELETE /events/{id}` does
- * (invites, SIP config, streaming targets, assets and their files), but sends no cancellation mail:
- * ad-hoc meetings announce nothing when they are created either. A dry run lists what would go.
+ * (invites, SIP config, streaming targets, assets and their files) and sends `event.cancelled` to
+ * webhooks, but no cancellation mail: ad-hoc meetings announce nothing by mail when they are created either. A dry run lists what would go.
  */
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import * as events from '../events/events.repository.js';
 import * as invites from '../invites/invites.repository.js';
+import { queueEventWebhook } from '../webhooks/domain-events.js';
 
 export interface CleanupOptions {
   now: Date;
@@ -34,7 +35,11 @@ export async function cleanUp(db: Kysely<DB>, assetStorage: Pick<AssetStorage, '
   if (options.dryRun) return report;
 
   for (const event of adhocEvents) {
-    const assetKeys = await db.transaction().execute((trx) => events.deleteEventReturningAssetKeys(trx, event.id, event.room_id));
+    const assetKeys = await db.transaction().execute(async (trx) => {
+      // their creation was reported to webhooks (`event.created`), so is their end
+      await queueEventWebhook(trx, 'event.cancelled', event.id);
+      return events.deleteEventReturningAssetKeys(trx, event.id, event.room_id);
+    });
     // after the commit, as the event service does: a failed removal leaves an orphan file, never a row without bytes
     const results = await Promise.allSettled(assetKeys.map((key) => assetStorage.delete(key)));
     results.forEach((result, index) => result.status === 'rejected' && report.assetFilesLeft.push(assetKeys[index]!));

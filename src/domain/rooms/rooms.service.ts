@@ -16,6 +16,7 @@ import type { Page, PageRequest } from '../users/user.js';
 import { requireRoomAccess, requireRoomOwner } from './room-access.js';
 import { normalizePassword, toMeetingDetails, toRoom, toRoomEventInfo, type Room, type RoomEventInfo } from './room-view.js';
 import * as repository from './rooms.repository.js';
+import { queueEventWebhook } from '../webhooks/domain-events.js';
 
 /** `waiting_room` has a default in the contract (so its generated type requires it); below HTTP it may be left out. */
 export type RoomCreate = Omit<components['schemas']['RoomCreate'], 'waiting_room'> & { waiting_room?: boolean };
@@ -93,9 +94,12 @@ export function createRoomService({ db, tariffs, assetStorage, callIn = {} }: Ro
 
     async delete(userId, roomId) {
       await requireRoomOwner(db, userId, roomId);
-      const { deleted, assetKeys } = await db
-        .transaction()
-        .execute((trx) => repository.deleteRoomReturningAssetKeys(trx, roomId));
+      const { deleted, assetKeys } = await db.transaction().execute(async (trx) => {
+        // its meeting goes with it (cascade): cancelled as DELETE /events/{id} reports it, read before the deletion
+        const meeting = await repository.findRoomEvent(trx, roomId);
+        if (meeting) await queueEventWebhook(trx, 'event.cancelled', meeting.id);
+        return repository.deleteRoomReturningAssetKeys(trx, roomId);
+      });
       if (!deleted) throw errors.notFound(); // deleted since the access check
       // only after the commit: a rolled-back deletion must not lose files
       const results = await Promise.allSettled(assetKeys.map((key) => assetStorage.delete(key)));

@@ -14,6 +14,11 @@
  * most `timeout_ms`; it never blocks a request or a socket. A failed attempt waits `retry_base_ms`,
  * doubling up to an hour; after `pause_after_failures` failures in a row the subscription is
  * paused (its deliveries wait for `resume`).
+ *
+ * Every `pruneIntervalMs` (and at start) it deletes the delivery log's old rows: deliveries
+ * delivered more than `retention_days` ago, then the messages older than that which no delivery
+ * refers to any more. Every instance does so; the deletes are idempotent, so two at once only
+ * repeat each other's work.
  */
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
@@ -36,7 +41,12 @@ export interface WebhookWorkerOptions {
   config: Config['webhooks'];
   logger: Logger;
   now?: () => Date;
+  /** How often old rows are pruned (PRUNE_INTERVAL_MS). */
+  pruneIntervalMs?: number;
 }
+
+export const PRUNE_INTERVAL_MS = 3_600_000;
+const DAY_MS = 86_400_000;
 
 const RETRY_CAP_MS = 3_600_000;
 const MAX_ERROR_LENGTH = 500;
@@ -55,7 +65,7 @@ interface Claimed {
   secret: string;
 }
 
-export function createWebhookWorker({ db, config, logger, now = () => new Date() }: WebhookWorkerOptions): WebhookWorker {
+export function createWebhookWorker({ db, config, logger, now = () => new Date(), pruneIntervalMs = PRUNE_INTERVAL_MS }: WebhookWorkerOptions): WebhookWorker {
   // longer than an attempt may take (timeout_ms) with room for its writes, so a lease never ends
   // while its attempt is under way; short enough that an instance's crash delays little
   const leaseMs = 2 * config.timeout_ms + 5_000;
@@ -77,8 +87,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
 
   /**
    * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
-   * that a slow receiver holds one lane, not all of them (two lanes claiming at the same moment may
-   * still both pick one; the next claims see it).
+   * that a slow receiver holds one lane, not all of them.
    */
   const inFlight = new Set<string>();
 
@@ -175,10 +184,22 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     });
   }
 
+  // the lanes claim one at a time: a claim sees the subscriptions taken by the claims before it
+  // (concurrent claims on PostgreSQL all picked the same slow subscription's deliveries)
+  let claiming: Promise<unknown> = Promise.resolve();
+  function claimInTurn(): Promise<Claimed | undefined> {
+    const claimed = claiming.then(async () => {
+      const row = await claim();
+      if (row) inFlight.add(row.subscription_id);
+      return row;
+    });
+    claiming = claimed.catch(() => undefined);
+    return claimed;
+  }
+
   /** Sends until nothing is due. */
   async function lane(): Promise<void> {
-    for (let row = await claim(); row && !stopping; row = await claim()) {
-      inFlight.add(row.subscription_id);
+    for (let row = await claimInTurn(); row && !stopping; row = await claimInTurn()) {
       try {
         await attempt(row);
       } finally {
@@ -210,6 +231,28 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     }
   }
 
+  async function prune(): Promise<void> {
+    const before = new Date(now().getTime() - config.retention_days * DAY_MS);
+    const deliveries = await db.deleteFrom('webhook_deliveries').where('delivered_at', '<', before).executeTakeFirst();
+    // a message is written with its deliveries in one transaction: an old one without any has none to come
+    const messages = await db
+      .deleteFrom('webhook_messages')
+      .where('created_at', '<', before)
+      .where(({ not, exists, selectFrom }) =>
+        not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id'))),
+      )
+      .executeTakeFirst();
+    const counts = { deliveries: Number(deliveries.numDeletedRows), messages: Number(messages.numDeletedRows) };
+    if (counts.deliveries + counts.messages > 0) logger.info(counts, 'pruned the webhook delivery log');
+  }
+
+  async function pruneEvery(): Promise<void> {
+    while (!stopping) {
+      await prune().catch((err: unknown) => logger.error({ err }, 'the webhook delivery log could not be pruned; trying again later'));
+      await sleep(pruneIntervalMs, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+    }
+  }
+
   async function work(): Promise<void> {
     while (!stopping) {
       await lane().catch((err: unknown) => logger.error({ err }, 'the webhook outbox could not be read; trying again later'));
@@ -220,7 +263,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   return {
     start() {
       if (loops.length > 0 || stopping) return;
-      loops.push(watch());
+      loops.push(watch(), pruneEvery());
       for (let i = 0; i < config.concurrency; i++) loops.push(work());
     },
     async stop() {
