@@ -44,6 +44,7 @@ function baseOf(operationId: OperationId, scene: Scene, cast: Cast): RequestBase
     invite_code: scene.inviteCode,
     streaming_target_id: scene.streamingTargetId,
     asset_id: scene.assetId ?? '',
+    subscription_id: scene.webhookSubscriptionId,
     user_id: operationId === 'get_user' ? cast.owner.id : cast.bystander.id,
   };
   const bases: Partial<Record<OperationId, Omit<RequestBase, 'path'>>> = {
@@ -54,6 +55,8 @@ function baseOf(operationId: OperationId, scene: Scene, cast: Cast): RequestBase
     patch_me: { body: { title: 'Dr.' } },
     find_users: { query: { q: 'Owner' } },
     create_room: { body: { password: 'their-own', enable_sip: true, waiting_room: false } },
+    // an address literal (TEST-NET-3): no name to resolve, and no event this test causes is sent to it
+    create_webhook_subscription: { body: { url: 'https://203.0.113.10/hooks', event_types: ['timer.started'] } },
     patch_room: { body: { waiting_room: true } },
     start_room: { body: { password: cast.secrets.roomPassword } },
     create_room_invite: { body: {} },
