@@ -42,7 +42,17 @@ export async function createTestDatabase(): Promise<TestDatabase> {
     async reset() {
       tables ??= await userTables(database);
       if (tables.length === 0) return;
-      await sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))} restart identity cascade`.execute(database.db);
+      const truncate = sql`truncate table ${sql.join(tables.map((table) => sql.table(table)))} restart identity cascade`;
+      // the app's background workers (webhook deliveries, mail) lock rows meanwhile; PostgreSQL
+      // breaks a lock cycle by failing one side (40P01), and the reset is the side to try again
+      for (let attempt = 1; ; attempt++) {
+        try {
+          await truncate.execute(database.db);
+          return;
+        } catch (err) {
+          if ((err as { code?: string }).code !== '40P01' || attempt === 5) throw err;
+        }
+      }
     },
     async close() {
       await database.close();
