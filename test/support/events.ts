@@ -60,10 +60,15 @@ export async function createEvent(app: TestApp, user: TestUser, body: Record<str
 }
 
 /** An invitation of `user` in the given state, written directly (the invite operations are another issue's). */
+/** The last `created_at` `invite` wrote: each invite gets a later one, so that invites keep the order they were made in. */
+let lastInviteAt = 0;
+
 export async function invite(app: TestApp, eventId: string, creator: TestUser, user: TestUser, status: EventInviteStatus = 'pending'): Promise<void> {
+  // two inserts within one millisecond (PGlite's clock) would tie and fall back to the invitee's random id
+  lastInviteAt = Math.max(Date.now(), lastInviteAt + 1);
   await app.convene.database.db
     .insertInto('event_invites')
-    .values({ event_id: eventId, invitee: user.id, status, created_by: creator.id })
+    .values({ event_id: eventId, invitee: user.id, status, created_by: creator.id, created_at: new Date(lastInviteAt) })
     .execute();
 }
 
