@@ -25,6 +25,12 @@ export interface SoakOptions {
   warmUpSeconds: number;
   /** How long the soak proper drives the load (after its rooms have filled). */
   seconds: number;
+  /**
+   * The soak proper goes on past `seconds` until this many sessions were opened (churning guests
+   * coming back), for at most `seconds` more: on a loaded machine the same time holds fewer
+   * returns, and a load figure must not depend on the machine's speed.
+   */
+  minSessions: number;
   /** The wait after everyone left before the memory is taken (the in-flight memories of joins last 5 s). */
   settleMs: number;
   httpWorkers: number;
@@ -38,6 +44,7 @@ export const DEFAULT_OPTIONS: SoakOptions = {
   churnersPerRoom: 5,
   warmUpSeconds: 3,
   seconds: 180,
+  minSessions: 0,
   settleMs: 6_000,
   httpWorkers: 3,
   seed: 1,
@@ -108,7 +115,7 @@ export async function runSoak(given: Partial<SoakOptions> = {}): Promise<SoakRep
     const mix: HttpMixSetup = { url, signalingRooms: setups.map((s) => ({ roomId: s.roomId, token: s.ownerToken })), ownRooms, random };
     const size = { stable: options.perRoom - 1 - options.churnersPerRoom, churners: options.churnersPerRoom };
 
-    const phase = async (label: string, seconds: number): Promise<PhaseFigures> => {
+    const phase = async (label: string, seconds: number, minSessions = 0): Promise<PhaseFigures> => {
       const figures: PhaseFigures = { fillSeconds: 0, seconds, signaling: signalingFigures(problems), http: httpFigures(problems) };
       const rooms = soakRooms(url, setups, size, figures.signaling, random);
       const filling = performance.now();
@@ -116,7 +123,8 @@ export async function runSoak(given: Partial<SoakOptions> = {}): Promise<SoakRep
       figures.fillSeconds = (performance.now() - filling) / 1000;
       log(`${label}: ${figures.signaling.open} participants in ${rooms.length} rooms after ${figures.fillSeconds.toFixed(1)} s; ${seconds} s of load`);
       const end = Date.now() + seconds * 1000;
-      const stopping = () => Date.now() >= end;
+      const latest = end + seconds * 1000;
+      const stopping = () => Date.now() >= latest || (Date.now() >= end && figures.signaling.sessions >= minSessions);
       await Promise.all([...rooms.map((room) => room.drive(stopping)), runHttpMix(mix, figures.http, stopping, options.httpWorkers)]);
       await sleep(500); // the last frames on their way reach their sessions
       for (const room of rooms) room.verify();
@@ -132,7 +140,7 @@ export async function runSoak(given: Partial<SoakOptions> = {}): Promise<SoakRep
     await settle();
     const baseline = await server.measure();
     log(`baseline: ${describeMeasure(baseline)}`);
-    const soak = await phase('soak', options.seconds);
+    const soak = await phase('soak', options.seconds, options.minSessions);
     await settle();
     let after = await server.measure();
     let leaks = leaksBetween(baseline, after);

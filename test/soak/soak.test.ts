@@ -1,7 +1,7 @@
 /**
  * The bounded soak of issue 8 ("Load"), CI's short variant of `npm run soak` (scripts/soak/): a
  * Convene instance in a child process holds 1,000 signaling connections (20 rooms × 50) through
- * 20 s of timer churn (countdowns that expire, stopwatches and countdowns stopped by the
+ * 20 s of timer churn (longer, up to 40 s, until 1,250 sessions have opened; countdowns that expire, stopwatches and countdowns stopped by the
  * moderator, runs ended by the moderator leaving, ready checks), chat, raised hands, guests leaving
  * and coming back, and provoked refusals, with an HTTP mix of rooms, events, invite codes and
  * tickets beside them; then everyone leaves.
@@ -18,7 +18,7 @@ import { expect, it } from 'vitest';
 import { describeMeasure, describePhase, runSoak } from '../../scripts/soak/soak-driver.js';
 
 it('holds 1,000 connections through timer churn and an HTTP mix without an error, and lets everything go when they leave', async () => {
-  const report = await runSoak({ seconds: 20, warmUpSeconds: 2, log: (line) => console.log(`[soak] ${line}`) });
+  const report = await runSoak({ seconds: 20, minSessions: 1_250, warmUpSeconds: 2, log: (line) => console.log(`[soak] ${line}`) });
   const { soak } = report;
   console.log(`[soak] ${describePhase(soak)}\n[soak] baseline ${describeMeasure(report.baseline)}\n[soak] after ${describeMeasure(report.after)}`);
 
