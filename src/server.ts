@@ -33,7 +33,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
 import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
 import { sharedStateFromConfig, type SharedState } from './signaling/shared-state.js';
-import type { SignalingStore } from './signaling/store/signaling-store.js';
+import type { SignalingStore } from './domain/tickets/signaling-store.js';
 
 export interface ConveneOptions {
   logger?: Logger;

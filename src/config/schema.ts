@@ -8,7 +8,7 @@
  * stop the service instead of being ignored. A key with a `default` is always present after loading;
  * a key without one is optional.
  */
-import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../signaling/store/signaling-store.js';
+import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../domain/tickets/signaling-store.js';
 import { MAX_PROXY_HOPS, type TrustProxy } from './trust-proxy.js';
 
 export interface TariffDefinition {

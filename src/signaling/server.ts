@@ -35,7 +35,7 @@ import { loadRoomContext, type ParticipantContext, type RoomContext } from './ro
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
 import { isRedisDown } from './shared-state.js';
-import type { SignalingStore } from './store/signaling-store.js';
+import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import type { Acquired } from '../domain/caps/open-counter.js';
 
 export interface SignalingServerDeps {

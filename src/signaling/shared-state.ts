@@ -13,7 +13,7 @@ import { createRedisRateLimiter } from '../domain/rate-limit/redis-rate-limiter.
 import type { Logger } from '../logger.js';
 import { createLocalSignalingStore } from './store/local.js';
 import { createRedisSignalingStore } from './store/redis.js';
-import type { SignalingStore } from './store/signaling-store.js';
+import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 
 export interface SharedState {
   signalingStore: SignalingStore;

@@ -10,7 +10,7 @@ import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.js';
 import type { TicketCaps } from '../../domain/tickets/ticket-caps.js';
 import type { TariffCatalog } from '../../domain/tariffs/tariff-catalog.js';
 import type { UserService } from '../../domain/users/users.service.js';
-import type { SignalingStore } from '../../signaling/store/signaling-store.js';
+import type { SignalingStore } from '../../domain/tickets/signaling-store.js';
 
 /** What the handlers work with: the domain services of one instance. */
 export interface Services {

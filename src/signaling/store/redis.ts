@@ -12,7 +12,7 @@ import {
   type SignalingStore,
   type StoredResumption,
   type TicketData,
-} from './signaling-store.js';
+} from '../../domain/tickets/signaling-store.js';
 
 const ticketKey = (ticket: string) => `convene:signaling:ticket:${ticket}`;
 const resumptionKey = (token: string) => `convene:signaling:resumption:${token}`;
