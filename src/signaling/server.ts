@@ -34,7 +34,7 @@ import { createSignalingWebhooks, SIGNALING_WEBHOOKS_DEFAULTS } from './webhooks
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
-import { isRedisDown } from './shared-state.js';
+import { isRedisDown } from '../redis/redis.js';
 import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import type { Acquired } from '../domain/caps/open-counter.js';
 
