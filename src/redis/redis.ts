@@ -1,7 +1,8 @@
 /**
- * The Redis connection that instances share state through, for both transports and the domain's
- * Redis adapters: how it is opened and how a failure to reach it is recognised. Imports nothing of
- * Convene but the configuration's type and the logger.
+ * src/redis/: Redis as every part of Convene uses it, the transports and the domain's Redis adapters
+ * alike: the connection that instances share state through, how a failure to reach it is
+ * recognised (here), and each instance's liveness key (instance-liveness.ts). It imports nothing
+ * of Convene but the configuration's type and the logger.
  */
 import { Redis } from 'ioredis';
 import type { Config } from '../config/schema.js';

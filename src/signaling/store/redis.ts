@@ -4,7 +4,7 @@
  * own (`EX`), single use is `GETDEL`, so no two instances can redeem the same ticket.
  */
 import type { Redis } from 'ioredis';
-import { instanceKey } from '../instance-liveness.js';
+import { instanceKey } from '../../redis/instance-liveness.js';
 import {
   RESUMPTION_TTL_SECONDS,
   TICKET_TTL_SECONDS,
