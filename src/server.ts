@@ -1,31 +1,47 @@
 /**
- * Builds one Convene instance from a configuration: database (migrated), identity, domain services,
- * the HTTP app and its server, with the `/signaling` WebSocket on it. main.ts listens and handles
- * signals; tests build instances on port 0.
+ * The one composition root: builds one Convene instance from a configuration: database (migrated),
+ * identity, every domain service (once), the HTTP app and its server, with the `/signaling`
+ * WebSocket on it. Handlers receive the services built here, never the database, the
+ * configuration, a store or Redis. cli/serve.ts listens and handles signals; tests build instances
+ * on port 0.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
-import { openDatabase, type Database } from './db/connect.js';
+import { isDatabaseDown, openDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
 import { sharedSecret } from './db/service-secrets.js';
-import { assetStorageFromConfig } from './domain/assets/asset-storage.js';
+import { assetStorageFromConfig, type AssetStorage } from './domain/assets/asset-storage.js';
+import { createAssetService } from './domain/assets/assets.service.js';
+import { createCalendarFeedService } from './domain/calendar-feed/calendar-feed.service.js';
+import { createCursorCodec } from './domain/events/cursor.js';
+import { createEventInviteService } from './domain/events/event-invites.service.js';
+import { createEventService } from './domain/events/events.service.js';
+import { createHealthService } from './domain/health/health.service.js';
 import { createIdentity, identityMode, type Identity } from './domain/identity/identity.js';
-import { createInviteService } from './domain/invites/invites.service.js';
+import { createInviteService, type InviteService } from './domain/invites/invites.service.js';
 import { createLocalWindowCounter } from './domain/caps/window-counter.js';
 import { createRedisWindowCounter } from './domain/caps/redis-window-counter.js';
 import { createTicketCaps } from './domain/tickets/ticket-caps.js';
+import { createStartService } from './domain/tickets/start.service.js';
 import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
 import { configuredTariffCatalog, loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
-import { createUserService } from './domain/users/users.service.js';
+import type { TariffCatalog } from './domain/tariffs/tariff-catalog.js';
+import { createRoomService } from './domain/rooms/rooms.service.js';
+import { createSipService } from './domain/sip/sip.service.js';
+import { createStreamingTargetService } from './domain/streaming/streaming-targets.service.js';
+import { turnCredentials } from './domain/turn/turn-credentials.js';
+import { createUserService, type UserService } from './domain/users/users.service.js';
+import { createWebhookSubscriptionService } from './domain/webhooks/subscriptions.service.js';
 import { createHttpApp } from './http/app.js';
 import { errors } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
-import { createHandlers } from './http/handlers/index.js';
+import { createHandlers, type Services } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
+import { isRedisDown } from './redis/redis.js';
 import { pendingMailCount } from './domain/notifications/outbox.js';
 import { createMailWorker, type MailWorker } from './domain/notifications/mail-worker.js';
 import { createWebhookWorker, type WebhookWorker } from './domain/webhooks/delivery-worker.js';
@@ -33,7 +49,7 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
 import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
 import { sharedStateFromConfig, type SharedState } from './signaling/shared-state.js';
-import type { SignalingStore } from './signaling/store/signaling-store.js';
+import type { SignalingStore } from './domain/tickets/signaling-store.js';
 
 export interface ConveneOptions {
   logger?: Logger;
@@ -100,33 +116,15 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const shared = sharedStateFromConfig(config, clock, logger, metrics.redisError);
     closeShared = () => shared.close();
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
-    // shared through the database so that every instance reads every other's page cursors
-    const cursorSecret = config.http.cursor_secret ?? (() => sharedSecret(database.db, 'page_cursors'));
 
-    const handlers = createHandlers({
-      config,
-      database,
-      identity,
-      users,
-      tariffs,
-      assetStorage,
-      clock,
-      signalingStore: shared.signalingStore,
-      rateLimiter: shared.rateLimiter,
-      redis: shared.redis,
-      ticketCaps: createTicketCaps(
-        config.signaling_caps,
-        shared.redis ? createRedisWindowCounter(shared.redis) : createLocalWindowCounter(clock),
-      ),
-      invites,
-      cursorSecret,
-    });
+    const handlers = createHandlers(handlerServices({ config, database, identity, users, invites, tariffs, assetStorage, clock, shared }));
     const http = await createHttpApp({
       config,
       logger,
       auth: { identity, users, callInRole: config.oidc.call_in_role, invites },
       handlers,
       metrics,
+      unreachable: (err) => (isDatabaseDown(err) ? 'database' : isRedisDown(err) ? 'redis' : undefined),
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
     // From the start of close() a new request is answered 503 (a load balancer retries it elsewhere),
@@ -209,6 +207,45 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     if (ownsDatabase) await database.close();
     throw err;
   }
+}
+
+interface ServiceParts {
+  config: Config;
+  database: Database;
+  identity: Identity;
+  users: UserService;
+  invites: InviteService;
+  tariffs: TariffCatalog;
+  assetStorage: AssetStorage;
+  clock: Clock;
+  shared: SharedState;
+}
+
+/** Every service the handlers use, each built once from the parts createConvene opened. */
+function handlerServices(parts: ServiceParts): Services {
+  const { config, database, identity, users, invites, tariffs, assetStorage, clock, shared } = parts;
+  const { db } = database;
+  const { redis } = shared;
+  // shared through the database so that every instance reads every other's page cursors
+  const cursorSecret = config.http.cursor_secret ?? (() => sharedSecret(db, 'page_cursors'));
+  const ticketCaps = createTicketCaps(config.signaling_caps, redis ? createRedisWindowCounter(redis) : createLocalWindowCounter(clock));
+  return {
+    identity,
+    users,
+    invites,
+    rooms: createRoomService({ db, tariffs, assetStorage, callIn: config.call_in }),
+    sip: createSipService({ db }),
+    streamingTargets: createStreamingTargetService(db),
+    assets: createAssetService({ db, storage: assetStorage, tariffs }),
+    events: createEventService({ db, config, cursors: createCursorCodec(cursorSecret), assetStorage }),
+    eventInvites: createEventInviteService({ db, config }),
+    calendarFeeds: createCalendarFeedService({ db, config, clock }),
+    webhookSubscriptions: createWebhookSubscriptionService(db, config.webhooks),
+    start: createStartService({ db, signalingStore: shared.signalingStore, rateLimiter: shared.rateLimiter, ticketCaps, clock }),
+    turnServers: () => turnCredentials(config.turn, { clock }),
+    health: createHealthService({ pingDatabase: () => database.ping(), pingRedis: redis && (() => redis.ping()) }),
+    publicUrl: config.http.public_url,
+  };
 }
 
 /**

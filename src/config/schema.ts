@@ -8,7 +8,7 @@
  * stop the service instead of being ignored. A key with a `default` is always present after loading;
  * a key without one is optional.
  */
-import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../signaling/store/signaling-store.js';
+import { RESUMPTION_REFRESH_SECONDS, RESUMPTION_TTL_SECONDS } from '../domain/tickets/signaling-store.js';
 import { MAX_PROXY_HOPS, type TrustProxy } from './trust-proxy.js';
 
 export interface TariffDefinition {
@@ -267,7 +267,7 @@ export const configSchema = {
         maximum: (RESUMPTION_TTL_SECONDS * 1000) / 2,
         default: RESUMPTION_REFRESH_SECONDS * 1000,
       },
-      // crash cleanup (src/signaling/instance-liveness.ts): a dead instance's participants leave within ttl + sweep interval
+      // crash cleanup (src/redis/instance-liveness.ts): a dead instance's participants leave within ttl + sweep interval
       instance_ttl_ms: { type: 'integer', minimum: 200, default: 15000 },
       instance_refresh_ms: { type: 'integer', minimum: 100, default: 5000 },
       crash_sweep_interval_ms: { type: 'integer', minimum: 100, default: 5000 },

@@ -13,7 +13,7 @@ import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } f
 import { join, resolve } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
 import { createPgConfig } from '@electric-sql/pglite/node-postgres';
-import { Kysely, PostgresDialect } from 'kysely';
+import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 
 import type { Config } from '../config/schema.js';
@@ -27,6 +27,8 @@ export interface Database {
   poolStats(): { total: number; idle: number; waiting: number };
   /** Queries that failed and connections that could not be opened, since the database was opened. */
   errorCount(): number;
+  /** Resolves when the database answers a query (`select 1`), for the health and readiness probes. */
+  ping(): Promise<void>;
   /** Ends the pool or closes PGlite (and releases the data directory). Safe to call twice. */
   close(): Promise<void>;
 }
@@ -150,7 +152,7 @@ function openPostgres(url: string, max: number, queryTimeoutMs: number, options:
   // process alive.
   pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
-  return { db, dialect: 'postgres', ...observed(pool, tally), close: once(() => db.destroy()) };
+  return { db, dialect: 'postgres', ...observed(pool, tally), ping: () => ping(db), close: once(() => db.destroy()) };
 }
 
 /** A PGlite instance with Convene's type parsers (for its own queries); in memory unless `dataDir` is given. */
@@ -180,6 +182,7 @@ export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): D
     db,
     dialect: 'pglite',
     ...observed(pool, tally),
+    ping: () => ping(db),
     close: once(async () => {
       try {
         await db.destroy();
@@ -190,6 +193,10 @@ export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): D
       }
     }),
   };
+}
+
+async function ping(db: Kysely<DB>): Promise<void> {
+  await sql`select 1`.execute(db);
 }
 
 /** What the metrics read of a database: its pool's figures (for PGlite the one session's) and its failures. */

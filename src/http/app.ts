@@ -14,8 +14,6 @@ import { openapiDocument } from '../../generated/openapi-document.js';
 import { operations, type OperationId } from '../../generated/operations.js';
 import type { Config } from '../config/schema.js';
 import { trustedProxies } from '../config/trust-proxy.js';
-import { isDatabaseDown } from '../db/connect.js';
-import { isRedisDown } from '../signaling/shared-state.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
@@ -43,6 +41,11 @@ export interface HttpAppOptions {
   handlers: Handlers<OperationId>;
   /** The instance's registry: requests are counted into it, and `/metrics` serves it. */
   metrics: Metrics;
+  /**
+   * Which backing service, if any, an error says cannot be reached (answered 503): the database and
+   * Redis know their own failures, so server.ts, which has both, tells them apart.
+   */
+  unreachable: (err: unknown) => 'database' | 'redis' | undefined;
   /** Extra routers mounted before the contract (e.g. the development identity provider at /dev-idp). */
   extraRouters?: { path: string; router: express.Router }[];
 }
@@ -176,7 +179,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       res.destroy();
       return;
     }
-    const appError = toAppError(err);
+    const appError = toAppError(err, options.unreachable);
     if (appError.status >= 500 && appError.status !== 501) {
       req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
     }
@@ -282,15 +285,16 @@ function isClientAbort(err: unknown): boolean {
   return (err as { type?: string } | null)?.type === 'request.aborted';
 }
 
-function toAppError(err: unknown): AppError {
+function toAppError(err: unknown, unreachable: HttpAppOptions['unreachable']): AppError {
   if (err instanceof AppError) return err;
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return errors.invalidJson();
   if (type === 'entity.too.large') return errors.payloadTooLarge(`${(err as { limit?: number }).limit ?? '?'} bytes`);
   if (type === 'encoding.unsupported' || type === 'charset.unsupported') return errors.invalidContentType();
-  if (isDatabaseDown(err)) return errors.serviceUnavailable();
+  const down = unreachable(err);
+  if (down === 'database') return errors.serviceUnavailable();
   // the start operations' tickets and the rate limits live in Redis when it is configured
-  if (isRedisDown(err)) return errors.serviceUnavailable('The shared state store (Redis) does not answer; try again shortly');
+  if (down === 'redis') return errors.serviceUnavailable('The shared state store (Redis) does not answer; try again shortly');
   return errors.internal(err);
 }
 

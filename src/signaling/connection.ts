@@ -26,7 +26,7 @@ import type { ParticipantContext, RoomContext } from './room-context.js';
 import type { RoomHub, RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
 import type { EventPayload, Session, SessionState, SharedFrame } from './session.js';
-import type { SignalingStore } from './store/signaling-store.js';
+import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import { holdForTurn, textFrame } from './socket-writes.js';
 
 export interface ConnectionDeps {

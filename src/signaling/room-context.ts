@@ -11,7 +11,7 @@ import type { DB } from '../db/schema.js';
 import { toMeetingDetails } from '../domain/rooms/room-view.js';
 import { findMeetingDetails } from '../domain/rooms/rooms.repository.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
-import type { ParticipantIdentity, TicketData } from './store/signaling-store.js';
+import type { ParticipantIdentity, TicketData } from '../domain/tickets/signaling-store.js';
 
 export type ParticipationKind = 'user' | 'guest' | 'sip';
 

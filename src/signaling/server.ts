@@ -6,7 +6,7 @@
  * room still exists → upgrade, echoing only the chosen protocol.
  *
  * It also owns what the connections share: the bus (Redis or in-process), the room hubs and the
- * modules, and (with Redis) this instance's liveness (instance-liveness.ts). `close()` closes every
+ * modules, and (with Redis) this instance's liveness (src/redis/instance-liveness.ts). `close()` closes every
  * socket with 1001 and lets each participant leave as usual.
  */
 import type { IncomingMessage, Server } from 'node:http';
@@ -27,15 +27,15 @@ import { createRedisBus } from './bus/redis.js';
 import { timedBus } from './bus/timed.js';
 import { Connection } from './connection.js';
 import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshake.js';
-import { startInstanceLiveness } from './instance-liveness.js';
+import { startInstanceLiveness } from '../redis/instance-liveness.js';
 import { createSocketCaps, sourceAddress } from './socket-caps.js';
 import { createSignalingModules } from './modules/index.js';
 import { createSignalingWebhooks, SIGNALING_WEBHOOKS_DEFAULTS } from './webhooks.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
-import { isRedisDown } from './shared-state.js';
-import type { SignalingStore } from './store/signaling-store.js';
+import { isRedisDown } from '../redis/redis.js';
+import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import type { Acquired } from '../domain/caps/open-counter.js';
 
 export interface SignalingServerDeps {

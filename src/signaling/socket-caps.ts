@@ -12,8 +12,8 @@ import { trustedProxies, type TrustProxy } from '../config/trust-proxy.js';
 import { createLocalOpenCounter, type Acquired, type OpenCounter } from '../domain/caps/open-counter.js';
 import { createRedisOpenCounter } from '../domain/caps/redis-open-counter.js';
 import { cappedKeys } from '../domain/caps/capped-keys.js';
-import type { InstanceLiveness } from './instance-liveness.js';
-import type { ParticipantIdentity } from './store/signaling-store.js';
+import type { InstanceLiveness } from '../redis/instance-liveness.js';
+import type { ParticipantIdentity } from '../domain/tickets/signaling-store.js';
 
 export interface SocketCaps {
   /** Holds a place for a socket of `who` from `source` until `release`, or names the cap it would exceed. */

@@ -9,7 +9,7 @@ import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedisOpenCounter } from '../../src/domain/caps/redis-open-counter.js';
-import { startInstanceLiveness, type InstanceLiveness } from '../../src/signaling/instance-liveness.js';
+import { startInstanceLiveness, type InstanceLiveness } from '../../src/redis/instance-liveness.js';
 import { privateRedisUnavailable, startPrivateRedis, type PrivateRedis } from '../support/private-redis.js';
 
 const unavailable = privateRedisUnavailable();

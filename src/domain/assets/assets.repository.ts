@@ -2,7 +2,7 @@
 import type { Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { AssetRow, DB, NewAssetRow } from '../../db/schema.js';
-import type { PageRequest } from '../users/user.js';
+import type { PageRequest } from '../paging.js';
 
 type Db = Kysely<DB>;
 

@@ -14,7 +14,7 @@ import type { AssetRow, DB } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { TariffCatalog } from '../tariffs/tariff-catalog.js';
-import type { Page, PageRequest } from '../users/user.js';
+import type { Page, PageRequest } from '../paging.js';
 import { newStorageKey, type AssetStorage } from './asset-storage.js';
 import * as repository from './assets.repository.js';
 

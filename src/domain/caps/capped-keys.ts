@@ -3,7 +3,7 @@
  * user or its invite code, and its source address. Call-in gateways are counted under none: one
  * gateway's address carries every phone caller, and its service token is a trusted credential.
  */
-import type { ParticipantIdentity } from '../../signaling/store/signaling-store.js';
+import type { ParticipantIdentity } from '../tickets/signaling-store.js';
 import type { CappedKey } from './window-counter.js';
 
 export interface CapLimits {

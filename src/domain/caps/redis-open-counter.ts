@@ -2,7 +2,7 @@
  * The open counter in Redis, counted across instances: each key is a hash of instance id → what that
  * instance holds open, so what a killed instance held can be told apart and dropped. Before each
  * acquire the hosts named in the keys are judged with the instance-liveness mechanism
- * (src/signaling/instance-liveness.ts: a host whose liveness key is gone is dead), and the dead
+ * (src/redis/instance-liveness.ts: a host whose liveness key is gone is dead), and the dead
  * ones' counts are removed in the same script that checks and counts. A key also expires
  * `KEY_LIFETIME_MS` after its last change, so a key nobody touches again leaves nothing for good.
  *

@@ -7,7 +7,7 @@ import type { Kysely, Transaction } from 'kysely';
 
 import { countAndPage } from '../../db/paging.js';
 import type { DB, RoomInviteRow } from '../../db/schema.js';
-import type { PageRequest } from '../users/user.js';
+import type { PageRequest } from '../paging.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

@@ -5,7 +5,7 @@
 import { sql, type Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
-import type { PageRequest } from '../users/user.js';
+import type { PageRequest } from '../paging.js';
 import { notBannedFrom } from './room-bans.js';
 
 type Db = Kysely<DB>;

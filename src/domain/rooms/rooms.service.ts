@@ -12,7 +12,7 @@ import type { AssetStorage } from '../assets/asset-storage.js';
 import { errors } from '../../http/errors.js';
 import { createSipConfig } from '../sip/sip-configs.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
-import type { Page, PageRequest } from '../users/user.js';
+import type { Page, PageRequest } from '../paging.js';
 import { requireRoomAccess, requireRoomOwner } from './room-access.js';
 import { normalizePassword, toMeetingDetails, toRoom, toRoomEventInfo, type Room, type RoomEventInfo } from './room-view.js';
 import * as repository from './rooms.repository.js';

@@ -2,7 +2,7 @@
 import { sql, type Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, NewStreamingTargetRow, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
-import type { PageRequest } from '../users/user.js';
+import type { PageRequest } from '../paging.js';
 
 type Db = Kysely<DB>;
 

@@ -9,7 +9,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { DB, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
-import type { Page, PageRequest } from '../users/user.js';
+import type { Page, PageRequest } from '../paging.js';
 import { absoluteUriFailures, checkAbsoluteUris } from './absolute-uri.js';
 import * as repository from './streaming-targets.repository.js';
 

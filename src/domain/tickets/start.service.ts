@@ -13,7 +13,7 @@
 import type { Kysely } from 'kysely';
 import type { DB } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
-import type { SignalingStore } from '../../signaling/store/signaling-store.js';
+import type { SignalingStore } from './signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
 import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js';
 import { findValidInvite } from '../invites/invites.repository.js';

@@ -7,7 +7,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import { errors } from '../../http/errors.js';
-import type { ParticipantIdentity } from '../../signaling/store/signaling-store.js';
+import type { ParticipantIdentity } from './signaling-store.js';
 import { cappedKeys } from '../caps/capped-keys.js';
 import type { WindowCounter } from '../caps/window-counter.js';
 

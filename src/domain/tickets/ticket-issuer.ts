@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { errors } from '../../http/errors.js';
-import type { ParticipantIdentity, SignalingStore, TicketData } from '../../signaling/store/signaling-store.js';
+import type { ParticipantIdentity, SignalingStore, TicketData } from './signaling-store.js';
 import { randomAlphanumeric } from './random-token.js';
 
 export interface TicketRequest {

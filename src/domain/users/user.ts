@@ -42,16 +42,6 @@ export type FoundUser =
   | ({ kind: 'registered' } & PublicUserProfile)
   | { kind: 'unregistered'; email: string; firstname: string; lastname: string; avatar_url: string };
 
-export interface PageRequest {
-  page: number;
-  per_page: number;
-}
-
-export interface Page<T> {
-  items: T[];
-  total: number;
-}
-
 /** The columns of a public profile: what other users may see of someone (selected by the invitee view). */
 export const PUBLIC_PROFILE_FIELDS = ['id', 'email', 'title', 'firstname', 'lastname', 'display_name', 'avatar_url'] as const satisfies
   readonly (keyof PublicUserProfile)[];

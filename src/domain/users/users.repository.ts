@@ -8,7 +8,8 @@ import { countAndPage } from '../../db/paging.js';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
 import { notBannedFrom } from '../rooms/room-bans.js';
-import type { PageRequest, User, UserPatch } from './user.js';
+import type { PageRequest } from '../paging.js';
+import type { User, UserPatch } from './user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 

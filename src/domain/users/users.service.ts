@@ -18,16 +18,15 @@ import {
   toPublicProfile,
   type CurrentUser,
   type FoundUser,
-  type Page,
-  type PageRequest,
   type PublicUserProfile,
   type User,
   type UserPatch,
 } from './user.js';
+import type { Page, PageRequest } from '../paging.js';
 import * as repository from './users.repository.js';
 import { isUuid } from '../uuid.js';
 
-export type { CurrentUser, FoundUser, Page, PageRequest, PublicUserProfile, User, UserPatch } from './user.js';
+export type { CurrentUser, FoundUser, PublicUserProfile, User, UserPatch } from './user.js';
 
 export interface UserService {
   /** Creates the user on their first login, else refreshes what the IdP owns; converts pending e-mail invites. */

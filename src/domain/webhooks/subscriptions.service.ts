@@ -11,7 +11,7 @@ import type { Config } from '../../config/schema.js';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
-import type { Page, PageRequest } from '../users/user.js';
+import type { Page, PageRequest } from '../paging.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 import { newSecret } from './signature.js';
 import { refusalOf } from './target-address.js';

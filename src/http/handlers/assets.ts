@@ -1,5 +1,4 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createAssetService } from '../../domain/assets/assets.service.js';
 import { callerUser } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
 import { errors } from '../errors.js';
@@ -7,17 +6,16 @@ import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function assetsHandlers({ database, config, assetStorage, tariffs }: Services) {
-  const assets = createAssetService({ db: database.db, storage: assetStorage, tariffs });
+export function assetsHandlers({ assets, publicUrl }: Services) {
   return {
     async get_room_assets({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await assets.list(callerUser(caller).id, params.room_id, page));
+      return pageAnswer(req, publicUrl, query, page, await assets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async get_me_assets({ caller, query, req }) {
       const page = pageQuery(query);
-      const { body, headers } = pageAnswer(req, config.http.public_url, query, page, await assets.listOwned(callerUser(caller).id, page));
+      const { body, headers } = pageAnswer(req, publicUrl, query, page, await assets.listOwned(callerUser(caller).id, page));
       return { status: 200, body: { owned_assets: body }, headers };
     },
 

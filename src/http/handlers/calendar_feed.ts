@@ -3,7 +3,7 @@
  * feed itself, read by calendar programs with the secret in its path and no other credential.
  */
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createCalendarFeedService, matchesEtag } from '../../domain/calendar-feed/calendar-feed.service.js';
+import { matchesEtag } from '../../domain/calendar-feed/calendar-feed.service.js';
 import { callerUser } from '../auth.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
@@ -13,9 +13,7 @@ import type { Services } from './services.js';
 /** A subscriber may keep the feed and revalidate it (ETag); no shared cache keeps it, as its URL is a secret. */
 const CACHE_CONTROL = 'private, no-cache';
 
-export function calendarFeedHandlers({ config, database, clock }: Services) {
-  const feeds = createCalendarFeedService({ db: database.db, config, clock });
-
+export function calendarFeedHandlers({ calendarFeeds: feeds, publicUrl }: Services) {
   return {
     async get_calendar_feed({ caller }) {
       const { createdAt } = await feeds.get(callerUser(caller).id);
@@ -24,7 +22,7 @@ export function calendarFeedHandlers({ config, database, clock }: Services) {
 
     async issue_calendar_feed({ caller, req }) {
       // the URL is absolute: on [http] public_url, else on the request's own scheme and Host
-      const origin = linkOrigin(req, config.http.public_url);
+      const origin = linkOrigin(req, publicUrl);
       if (!origin) throw errors.badRequest('invalid_host', 'The Host header is not a host name; set [http] public_url');
       const { token, createdAt } = await feeds.issue(callerUser(caller).id);
       const url = `${origin}/v1/calendar_feeds/${token}/meetings.ics`;

@@ -1,6 +1,5 @@
 import type { components } from '../../../generated/openapi.js';
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createEventInviteService } from '../../domain/events/event-invites.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
@@ -19,9 +18,7 @@ function isUserInvite(body: EventInviteCreate): body is Extract<EventInviteCreat
   return 'invitee' in body && typeof body.invitee === 'string' && isUuid(body.invitee);
 }
 
-export function eventInvitesHandlers({ database, config }: Services) {
-  const invites = createEventInviteService({ db: database.db, config });
-
+export function eventInvitesHandlers({ eventInvites: invites, publicUrl }: Services) {
   return {
     async create_event_invite({ caller, params, query, body }) {
       const target = isUserInvite(body) ? { invitee: body.invitee } : { email: body.email };
@@ -34,7 +31,7 @@ export function eventInvitesHandlers({ database, config }: Services) {
 
     async get_event_invites({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await invites.list(callerUser(caller).id, params.event_id, page));
+      return pageAnswer(req, publicUrl, query, page, await invites.list(callerUser(caller).id, params.event_id, page));
     },
 
     async update_event_invite({ caller, params, body }) {

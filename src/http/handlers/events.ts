@@ -4,24 +4,20 @@
  */
 import type { Request } from 'express';
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createCursorCodec } from '../../domain/events/cursor.js';
-import { createEventService } from '../../domain/events/events.service.js';
 import { callerUser } from '../auth.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
 import { linkHeader, linkTo, type DeclaredQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function eventsHandlers({ config, database, assetStorage, cursorSecret }: Services) {
-  const cursors = createCursorCodec(cursorSecret);
-  const events = createEventService({ db: database.db, config, cursors, assetStorage });
+export function eventsHandlers({ events, publicUrl }: Services) {
 
   /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (docs/architecture.md §4). */
   const afterLink = (req: Request, query: DeclaredQuery, next: string | undefined) => {
     if (next === undefined) return {};
     // the instances' synonym `cursor`: the link names the cursor once, as `after`
     const { cursor: _synonym, ...rest } = query;
-    return linkHeader(`<${linkTo(req, config.http.public_url, rest, { after: next })}>; rel="after"`);
+    return linkHeader(`<${linkTo(req, publicUrl, rest, { after: next })}>; rel="after"`);
   };
 
   return {

@@ -4,11 +4,11 @@ import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function invitesHandlers({ invites, config, identity, users }: Services) {
+export function invitesHandlers({ invites, publicUrl, identity, users }: Services) {
   return {
     async get_room_invites({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await invites.list(callerUser(caller), params.room_id, page));
+      return pageAnswer(req, publicUrl, query, page, await invites.list(callerUser(caller), params.room_id, page));
     },
 
     async create_room_invite({ caller, params, body }) {

@@ -1,5 +1,5 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createRoomService, type RoomReader } from '../../domain/rooms/rooms.service.js';
+import type { RoomReader } from '../../domain/rooms/rooms.service.js';
 import { callerUser, type Caller } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
@@ -11,13 +11,11 @@ function roomReader(caller: Caller): RoomReader {
   return { kind: 'user', userId: callerUser(caller).id };
 }
 
-export function roomsHandlers({ database, tariffs, config, assetStorage }: Services) {
-  const rooms = createRoomService({ db: database.db, tariffs, assetStorage, callIn: config.call_in });
-
+export function roomsHandlers({ rooms, publicUrl }: Services) {
   return {
     async get_rooms({ caller, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await rooms.listAccessible(callerUser(caller).id, page));
+      return pageAnswer(req, publicUrl, query, page, await rooms.listAccessible(callerUser(caller).id, page));
     },
 
     async create_room({ caller, body }) {

@@ -1,38 +1,42 @@
-import type { Redis } from 'ioredis';
-import type { Config } from '../../config/schema.js';
-import type { AssetStorage } from '../../domain/assets/asset-storage.js';
-import type { Database } from '../../db/connect.js';
-import type { CursorKey } from '../../domain/events/cursor.js';
-import type { Clock } from '../../domain/clock.js';
+import type { AssetService } from '../../domain/assets/assets.service.js';
+import type { CalendarFeedService } from '../../domain/calendar-feed/calendar-feed.service.js';
+import type { EventInviteService } from '../../domain/events/event-invites.service.js';
+import type { EventService } from '../../domain/events/events.service.js';
+import type { HealthService } from '../../domain/health/health.service.js';
 import type { Identity } from '../../domain/identity/identity.js';
 import type { InviteService } from '../../domain/invites/invites.service.js';
-import type { RateLimiter } from '../../domain/rate-limit/rate-limiter.js';
-import type { TicketCaps } from '../../domain/tickets/ticket-caps.js';
-import type { TariffCatalog } from '../../domain/tariffs/tariff-catalog.js';
+import type { RoomService } from '../../domain/rooms/rooms.service.js';
+import type { SipService } from '../../domain/sip/sip.service.js';
+import type { StreamingTargetService } from '../../domain/streaming/streaming-targets.service.js';
+import type { StartService } from '../../domain/tickets/start.service.js';
+import type { TurnServerCredentials } from '../../domain/turn/turn-credentials.js';
 import type { UserService } from '../../domain/users/users.service.js';
-import type { SignalingStore } from '../../signaling/store/signaling-store.js';
+import type { WebhookSubscriptionService } from '../../domain/webhooks/subscriptions.service.js';
 
-/** What the handlers work with: the domain services of one instance. */
+/**
+ * What the handlers work with: the domain services of one instance, each built once by server.ts,
+ * and the few configured values an answer needs. Never the database, the configuration, a store or
+ * Redis: those are the services' own.
+ */
 export interface Services {
-  config: Config;
-  database: Database;
   identity: Identity;
   users: UserService;
-  tariffs: TariffCatalog;
-  /** The bytes of room assets (metadata is in the `assets` table). */
-  assetStorage: AssetStorage;
-  /** Tickets and resumption records (in-process, or Redis when configured). */
-  signalingStore: SignalingStore;
-  /** Failed-guess counting for passwords, invite codes and pins (shared through Redis when configured). */
-  rateLimiter: RateLimiter;
-  /** The Redis connection, when configured (the readiness probe pings it). */
-  redis?: Redis;
-  /** Caps on the signaling tickets issued per user, invite code and address (shared through Redis when configured). */
-  ticketCaps: TicketCaps;
-  /** Milliseconds since the epoch; injected so expiry can be tested without sleeping. */
-  clock: Clock;
   /** Room invite codes: their management, verification and guest lookup. */
   invites: InviteService;
-  /** Signs page cursors; the same on every instance (configured, or generated once in the database). */
-  cursorSecret: CursorKey;
+  rooms: RoomService;
+  sip: SipService;
+  streamingTargets: StreamingTargetService;
+  assets: AssetService;
+  events: EventService;
+  eventInvites: EventInviteService;
+  calendarFeeds: CalendarFeedService;
+  webhookSubscriptions: WebhookSubscriptionService;
+  /** The signaling start operations: tickets and resumption. */
+  start: StartService;
+  /** Fresh TURN credentials for every configured server (500 `turn_not_configured` without one). */
+  turnServers(): TurnServerCredentials[];
+  /** Whether the database and Redis answer (`/health`, `/ready`). */
+  health: HealthService;
+  /** `[http] public_url`: the origin of links in answers (else the request's own). */
+  publicUrl: string | undefined;
 }

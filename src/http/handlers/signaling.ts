@@ -4,7 +4,6 @@
  */
 import type { Request } from 'express';
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createStartService } from '../../domain/tickets/start.service.js';
 import { callerUser, presentedUser } from '../auth.js';
 import { errors } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
@@ -13,8 +12,7 @@ import type { Services } from './services.js';
 /** The client's address as Express sees it (`[http] trust_proxy` decides whether X-Forwarded-For counts). */
 const sourceOf = (req: Request): string => req.ip ?? req.socket.remoteAddress ?? 'unknown';
 
-export function signalingHandlers({ database, signalingStore, rateLimiter, ticketCaps, clock, identity, users }: Services) {
-  const start = createStartService({ db: database.db, signalingStore, rateLimiter, ticketCaps, clock });
+export function signalingHandlers({ start, identity, users }: Services) {
   return {
     async start_room({ caller, params, body, req }) {
       const user = callerUser(caller);

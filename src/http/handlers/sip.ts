@@ -1,12 +1,9 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createSipService } from '../../domain/sip/sip.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import type { Services } from './services.js';
 
-export function sipHandlers({ database }: Services) {
-  const sip = createSipService({ db: database.db });
-
+export function sipHandlers({ sip }: Services) {
   return {
     async get_room_sip_config({ caller, params }) {
       return { status: 200, body: await sip.get(callerUser(caller).id, params.room_id) };

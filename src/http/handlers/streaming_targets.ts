@@ -1,16 +1,14 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createStreamingTargetService } from '../../domain/streaming/streaming-targets.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function streamingTargetsHandlers({ database, config }: Services) {
-  const targets = createStreamingTargetService(database.db);
+export function streamingTargetsHandlers({ streamingTargets: targets, publicUrl }: Services) {
   return {
     async get_room_streaming_targets({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await targets.list(callerUser(caller).id, params.room_id, page));
+      return pageAnswer(req, publicUrl, query, page, await targets.list(callerUser(caller).id, params.room_id, page));
     },
 
     async create_room_streaming_target({ caller, params, body }) {

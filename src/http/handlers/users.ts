@@ -4,11 +4,11 @@ import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function usersHandlers({ users, config }: Services) {
+export function usersHandlers({ users, publicUrl }: Services) {
   return {
     async get_users({ caller, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await users.listVisibleUsers(callerUser(caller), page));
+      return pageAnswer(req, publicUrl, query, page, await users.listVisibleUsers(callerUser(caller), page));
     },
 
     async get_me({ caller }) {

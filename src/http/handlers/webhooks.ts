@@ -1,16 +1,14 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
-import { createWebhookSubscriptionService } from '../../domain/webhooks/subscriptions.service.js';
 import { callerUser } from '../auth.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
-export function webhooksHandlers({ database, config }: Services) {
-  const subscriptions = createWebhookSubscriptionService(database.db, config.webhooks);
+export function webhooksHandlers({ webhookSubscriptions: subscriptions, publicUrl }: Services) {
   return {
     async get_webhook_subscriptions({ caller, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await subscriptions.list(callerUser(caller).id, page));
+      return pageAnswer(req, publicUrl, query, page, await subscriptions.list(callerUser(caller).id, page));
     },
 
     async create_webhook_subscription({ caller, body }) {
@@ -32,7 +30,7 @@ export function webhooksHandlers({ database, config }: Services) {
 
     async get_webhook_deliveries({ caller, params, query, req }) {
       const page = pageQuery(query);
-      return pageAnswer(req, config.http.public_url, query, page, await subscriptions.deliveries(callerUser(caller).id, params.subscription_id, page));
+      return pageAnswer(req, publicUrl, query, page, await subscriptions.deliveries(callerUser(caller).id, params.subscription_id, page));
     },
   } satisfies Handlers<OperationsByTag['webhooks']>;
 }

@@ -13,7 +13,7 @@ import type { Config } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
 import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
-import type { InstanceLiveness } from '../instance-liveness.js';
+import type { InstanceLiveness } from '../../redis/instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
 import type { RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';

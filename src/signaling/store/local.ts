@@ -8,7 +8,7 @@ import {
   type SignalingStore,
   type StoredResumption,
   type TicketData,
-} from './signaling-store.js';
+} from '../../domain/tickets/signaling-store.js';
 
 /** Sweep interval for entries nobody touches again (abandoned tickets, tokens never resumed). */
 const SWEEP_INTERVAL_MS = 60_000;

@@ -4,7 +4,7 @@
  * own (`EX`), single use is `GETDEL`, so no two instances can redeem the same ticket.
  */
 import type { Redis } from 'ioredis';
-import { instanceKey } from '../instance-liveness.js';
+import { instanceKey } from '../../redis/instance-liveness.js';
 import {
   RESUMPTION_TTL_SECONDS,
   TICKET_TTL_SECONDS,
@@ -12,7 +12,7 @@ import {
   type SignalingStore,
   type StoredResumption,
   type TicketData,
-} from './signaling-store.js';
+} from '../../domain/tickets/signaling-store.js';
 
 const ticketKey = (ticket: string) => `convene:signaling:ticket:${ticket}`;
 const resumptionKey = (token: string) => `convene:signaling:resumption:${token}`;

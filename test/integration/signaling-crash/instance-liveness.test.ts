@@ -1,5 +1,5 @@
 /**
- * Instance liveness on a real Redis (src/signaling/instance-liveness.ts): an instance's key lives
+ * Instance liveness on a real Redis (src/redis/instance-liveness.ts): an instance's key lives
  * while it refreshes it and expires once it stops (its connection cut, as in a crash); an instance
  * judges others only after holding its own key a whole lifetime (after Redis was away, the others
  * need that long to set theirs again), never takes itself for dead, notices when its own key was
@@ -10,7 +10,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { pino } from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { instanceKey, startInstanceLiveness, type InstanceLiveness } from '../../../src/signaling/instance-liveness.js';
+import { instanceKey, startInstanceLiveness, type InstanceLiveness } from '../../../src/redis/instance-liveness.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 const TIMING = { ttlMs: 400, refreshMs: 100 };

@@ -6,7 +6,7 @@ import { describe, expect, it } from 'vitest';
 
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { createRedisSignalingStore } from '../../../src/signaling/store/redis.js';
-import type { ParticipantIdentity, SignalingStore, TicketData } from '../../../src/signaling/store/signaling-store.js';
+import type { ParticipantIdentity, SignalingStore, TicketData } from '../../../src/domain/tickets/signaling-store.js';
 import { clockedSubjects, runTag } from '../../support/redis-time.js';
 
 const tag = runTag();

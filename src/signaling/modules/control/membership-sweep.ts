@@ -18,11 +18,11 @@
  * alone) closes the sockets whose records were removed meanwhile with 1001: the others saw them
  * leave, and they come back with a new join.
  */
-import type { InstanceLiveness } from '../../instance-liveness.js';
+import type { InstanceLiveness } from '../../../redis/instance-liveness.js';
 import type { RoomContext } from '../../room-context.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import { isRedisDown } from '../../shared-state.js';
+import { isRedisDown } from '../../../redis/redis.js';
 import type { ModuleDeps } from '../module.js';
 import { announceLeave } from '../../webhooks.js';
 import type { HostedRecords, Member, MemberRecord } from './membership-store.js';

@@ -5,7 +5,7 @@
  * `convene:signaling:instance:<id>` alive (`ttlMs`, refreshed every `refreshMs`, at most half of it,
  * so one late refresh does not lose it); the member and waiting-room records name the instance
  * hosting them, and an instance whose key is gone is dead: the others remove its records
- * (modules/control/membership-sweep.ts).
+ * (src/signaling/modules/control/membership-sweep.ts).
  *
  * A key can also vanish while its instance lives: Redis away (or restarted empty) for longer than
  * the lifetime. Then every instance's key goes at once, and after Redis returns an instance that

@@ -4,6 +4,9 @@
  * instance; with Redis every instance sees the same state, so a ticket issued by one instance can
  * be redeemed on another.
  *
+ * The port: the start operations (start.service.ts) and the signaling WebSocket use it; its two
+ * implementations, in-process and Redis, are in src/signaling/store/ and are chosen by server.ts.
+ *
  * Lifecycle of a resumption token (issued anew with every ticket):
  *   start_*            → the token travels inside the ticket; nothing is stored yet
  *   WebSocket opens    → saveResumption (connected, expires in 120 s unless refreshed)
