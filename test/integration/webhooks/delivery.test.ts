@@ -76,6 +76,7 @@ describe('delivery', () => {
     // the retry is the same message (same webhook-id), signed anew
     expect(got[1]!.headers['webhook-id']).toBe(got[2]!.headers['webhook-id']);
 
+    await waitForDelivered(id, 4); // the receiver has the last request before the worker records its answer
     const log = await send(app, 'GET', `/webhook_subscriptions/${id}/deliveries`, { token: ada.accessToken });
     expect(log.status).toBe(200);
     expect(log.json.map((d: { event_type: string; status: string; attempts: number }) => [d.event_type, d.status, d.attempts])).toEqual([
