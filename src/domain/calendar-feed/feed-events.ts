@@ -13,7 +13,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB, EventExceptionRow, EventInviteStatus, EventRow } from '../../db/schema.js';
-import { notBannedFrom } from '../rooms/room-bans.js';
+import { notBannedFrom } from '../rooms/room-bans.repository.js';
 
 type Db = Kysely<DB>;
 

@@ -12,7 +12,7 @@ import type { DB, EventInviteRole, EventInviteStatus, EventRow } from '../../db/
 import { errors } from '../../http/errors.js';
 import { queueEventNotification } from '../notifications/outbox.js';
 import { queueInviteAnswerWebhook } from '../webhooks/domain-events.js';
-import { notBannedFrom } from '../rooms/room-bans.js';
+import { notBannedFrom } from '../rooms/room-bans.repository.js';
 import { requireEventAccess, requireEventCreator } from './event-access.js';
 import { listInvitees, type InviteePage } from './invitees.js';
 

@@ -11,7 +11,7 @@ import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
-import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { isBannedFromRoom } from '../rooms/room-bans.repository.js';
 import { instant } from '../time/instants.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest, User } from '../users/user.js';

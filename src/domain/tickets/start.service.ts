@@ -19,7 +19,7 @@ import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js
 import { findValidInvite } from '../invites/invites.repository.js';
 import { guardAttempt, sourceKey, targetKey, type AttemptKey, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
-import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { isBannedFromRoom } from '../rooms/room-bans.repository.js';
 import { findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
 import type { TicketCaps } from './ticket-caps.js';

@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
-import { notBannedFrom } from '../rooms/room-bans.js';
+import { notBannedFrom } from '../rooms/room-bans.repository.js';
 import type { PageRequest, User, UserPatch } from './user.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
