@@ -9,7 +9,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
 import { openDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { sharedSecret } from './db/service-secrets.js';
+import { sharedSecret } from './db/service-secrets.repository.js';
 import { assetStorageFromConfig } from './domain/assets/asset-storage.js';
 import { createIdentity, identityMode, type Identity } from './domain/identity/identity.js';
 import { createInviteService } from './domain/invites/invites.service.js';

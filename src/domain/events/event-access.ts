@@ -1,7 +1,7 @@
 /**
  * Who may see an event (docs/architecture.md §5): its creator, and every registered invitee whatever the
  * invite's status (a declined invitee can still look the meeting up and accept later) but one
- * banned from the event's room (rooms/room-bans.ts). Everyone else gets 404, as if the event did
+ * banned from the event's room (rooms/room-bans.repository.ts). Everyone else gets 404, as if the event did
  * not exist. Changes to the event itself need the creator.
  */
 import type { Db, EventRow } from '../../db/schema.js';

@@ -4,9 +4,8 @@
  * stranger gets 404 as if the room did not exist. Anyone holding an active, unexpired code may
  * verify it (brute-force limited) and act as a guest of its room.
  */
-import type { Kysely } from 'kysely';
 
-import type { DB, RoomInviteRow } from '../../db/schema.js';
+import type { Db, RoomInviteRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
@@ -52,7 +51,7 @@ export interface InviteService {
 }
 
 export interface InviteServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   rateLimiter: RateLimiter;
   clock?: Clock;
 }

@@ -1,7 +1,7 @@
 /**
  * Who may see a room (docs/architecture.md §5): its creator owns it; an invitee of the room's event (any invite
  * status: a declined invitee may still look the meeting up) may read it and start it, unless a
- * moderator banned it from the room (room-bans.ts). Everyone else gets 404, as if the room did not
+ * moderator banned it from the room (room-bans.repository.ts). Everyone else gets 404, as if the room did not
  * exist, so that no stranger learns of it.
  *
  * Every room-scoped operation (rooms, invites, SIP, streaming targets, assets, start) asks here
