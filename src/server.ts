@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config/schema.js';
 import { isDatabaseDown, openDatabase, type Database } from './db/connect.js';
 import { migrateToLatest } from './db/migrate.js';
-import { sharedSecret } from './db/service-secrets.js';
+import { sharedSecret } from './db/service-secrets.repository.js';
 import { assetStorageFromConfig, type AssetStorage } from './domain/assets/asset-storage.js';
 import { createAssetService } from './domain/assets/assets.service.js';
 import { createCalendarFeedService } from './domain/calendar-feed/calendar-feed.service.js';

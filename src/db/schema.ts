@@ -6,7 +6,7 @@
  * Types follow the type parsers of `connect.ts`, identical on pg and PGlite: timestamptz → Date,
  * bigint/count → number, arrays → arrays. Timestamps may be written as Date or ISO string.
  */
-import type { ColumnType, Generated, Insertable, Selectable, Updateable } from 'kysely';
+import type { ColumnType, Generated, Insertable, Kysely, Selectable, Updateable } from 'kysely';
 
 /** A timestamptz: read as Date, written as Date or an ISO 8601 string. */
 type Timestamp = ColumnType<Date, Date | string, Date | string>;
@@ -299,6 +299,12 @@ export interface DB {
   webhook_messages: WebhookMessagesTable;
   webhook_deliveries: WebhookDeliveriesTable;
 }
+
+/**
+ * The database, or a transaction on it, as repositories take it: services hold one to hand to their
+ * repositories and to open transactions, and name it by this alias instead of importing Kysely.
+ */
+export type Db = Kysely<DB>;
 
 export type UserRow = Selectable<UsersTable>;
 export type NewUserRow = Insertable<UsersTable>;

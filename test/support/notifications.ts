@@ -11,7 +11,7 @@ import { SMTPServer } from 'smtp-server';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { DB, EventRow, NewEventRow } from '../../src/db/schema.js';
-import { createSipConfig } from '../../src/domain/sip/sip-configs.js';
+import { createSipConfig } from '../../src/domain/sip/sip-configs.repository.js';
 
 export interface ReceivedMail {
   envelopeTo: string[];

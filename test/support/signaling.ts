@@ -11,7 +11,7 @@
 import { randomBytes } from 'node:crypto';
 import type { components } from '../../generated/openapi.js';
 import type { Config } from '../../src/config/schema.js';
-import { createSipConfig } from '../../src/domain/sip/sip-configs.js';
+import { createSipConfig } from '../../src/domain/sip/sip-configs.repository.js';
 import type { TicketData } from '../../src/domain/tickets/signaling-store.js';
 import { insertInvite, insertRoom, inviteToRoomEvent } from './invites.js';
 import { dbOf, startTestApp, useTestApp, type TestApp, type TestUser } from './test-app.js';

@@ -6,8 +6,7 @@
  * (invites, SIP config, streaming targets, assets and their files) and sends `event.cancelled` to
  * webhooks, but no cancellation mail: ad-hoc meetings announce nothing by mail when they are created either. A dry run lists what would go.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import * as events from '../events/events.repository.js';
 import * as invites from '../invites/invites.repository.js';
@@ -27,7 +26,7 @@ export interface CleanupReport {
   assetFilesLeft: string[];
 }
 
-export async function cleanUp(db: Kysely<DB>, assetStorage: Pick<AssetStorage, 'delete'>, options: CleanupOptions): Promise<CleanupReport> {
+export async function cleanUp(db: Db, assetStorage: Pick<AssetStorage, 'delete'>, options: CleanupOptions): Promise<CleanupReport> {
   const createdBefore = new Date(options.now.getTime() - options.adhocRetentionMs);
   const adhocEvents = await events.listAdhocEventsCreatedBefore(db, createdBefore);
   const expired = (await invites.listExpiredInvites(db, options.now)).map(({ code, room_id, expiration }) => ({ code, room_id, expiration: expiration! }));

@@ -4,9 +4,8 @@
  * configuration's first. Assigning sets a user's `tariff_name`; it is refused while `[tariffs]
  * claim` is configured, since each login then sets the tariff from the identity provider's claim.
  */
-import type { Kysely } from 'kysely';
 import type { Config, TariffDefinition } from '../../config/schema.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { SIGNALING_MODULES } from '../tariffs/modules.js';
 import { buildTariff, type Tariff } from '../tariffs/tariff-catalog.js';
 import * as tariffs from '../tariffs/tariffs.repository.js';
@@ -24,7 +23,7 @@ export interface TariffListing {
   users: number;
 }
 
-export async function listTariffs(db: Kysely<DB>, config: Config['tariffs']): Promise<TariffListing[]> {
+export async function listTariffs(db: Db, config: Config['tariffs']): Promise<TariffListing[]> {
   const catalog = await tariffs.loadTariffCatalog(db, config);
   const counts = await tariffs.userCountsByTariff(db);
   let defaulted = 0; // users whose tariff_name is unset or names no tariff
@@ -36,7 +35,7 @@ export async function listTariffs(db: Kysely<DB>, config: Config['tariffs']): Pr
 }
 
 /** Stores a new tariff; refuses a name the configuration or the database already has, and modules or features Convene does not know. */
-export async function createTariff(db: Kysely<DB>, config: Config['tariffs'], name: string, definition: TariffDefinition): Promise<Tariff> {
+export async function createTariff(db: Db, config: Config['tariffs'], name: string, definition: TariffDefinition): Promise<Tariff> {
   if (!NAME.test(name)) throw new AdminError('a tariff name is 1 to 64 letters, digits, ".", "_" or "-", starting with a letter or digit');
   if (Object.hasOwn(config.definitions, name)) throw new AdminError(`the tariff "${name}" is defined in the configuration`);
   const modules = new Map(SIGNALING_MODULES.map((module) => [module.id, module]));
@@ -61,7 +60,7 @@ export async function createTariff(db: Kysely<DB>, config: Config['tariffs'], na
 }
 
 /** Assigns a known tariff to a user (by id or e-mail address); answers the user's id. */
-export async function assignTariff(db: Kysely<DB>, config: Config['tariffs'], tariffName: string, userKey: string): Promise<{ userId: string }> {
+export async function assignTariff(db: Db, config: Config['tariffs'], tariffName: string, userKey: string): Promise<{ userId: string }> {
   if (config.claim !== undefined) {
     throw new AdminError(`tariffs are assigned by the identity provider's "${config.claim}" claim at every login ([tariffs] claim); assign it there`);
   }

@@ -4,16 +4,15 @@
  * on each instance within the 2 s its authenticated-user cache keeps a user); their rooms, events and
  * invitations stay. Sockets they have open stay open until they leave.
  */
-import type { Kysely } from 'kysely';
-import type { DB, UserRow } from '../../db/schema.js';
+import type { Db, UserRow } from '../../db/schema.js';
 import { UUID_PATTERN } from '../uuid.js';
 import * as users from '../users/users.repository.js';
 import { AdminError } from './admin-error.js';
 
-export const listUsers = (db: Kysely<DB>): Promise<UserRow[]> => users.listAllUsers(db);
+export const listUsers = (db: Db): Promise<UserRow[]> => users.listAllUsers(db);
 
 /** A user by id, or by e-mail address when that names exactly one. */
-export async function findUser(db: Kysely<DB>, key: string): Promise<UserRow> {
+export async function findUser(db: Db, key: string): Promise<UserRow> {
   if (UUID_PATTERN.test(key)) {
     const user = await users.findUserById(db, key.toLowerCase());
     if (!user) throw new AdminError(`no user has the id ${key}`);
@@ -27,7 +26,7 @@ export async function findUser(db: Kysely<DB>, key: string): Promise<UserRow> {
 }
 
 /** Disables (or enables) the user; answers them as they were before. */
-export async function setDisabled(db: Kysely<DB>, key: string, disabled: boolean): Promise<UserRow> {
+export async function setDisabled(db: Db, key: string, disabled: boolean): Promise<UserRow> {
   const user = await findUser(db, key);
   await users.setUserDisabled(db, user.id, disabled);
   return user;

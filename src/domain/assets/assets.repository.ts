@@ -54,6 +54,12 @@ export async function lockOwner(trx: Db, ownerId: string): Promise<{ tariff_name
   return trx.selectFrom('users').select('tariff_name').where('id', '=', ownerId).forUpdate().executeTakeFirst();
 }
 
+/** The owner's tariff name without a lock (null: the default tariff, or the user is gone). */
+export async function findTariffNameOf(db: Db, userId: string): Promise<string | null> {
+  const row = await db.selectFrom('users').select('tariff_name').where('id', '=', userId).executeTakeFirst();
+  return row?.tariff_name ?? null;
+}
+
 /** Holds the room against deletion until the transaction ends; false when it is already gone. */
 export async function shareLockRoom(trx: Db, roomId: string): Promise<boolean> {
   const row = await trx.selectFrom('rooms').select('id').where('id', '=', roomId).forShare().executeTakeFirst();

@@ -8,9 +8,8 @@
  * insert is refused, so a row never points at bytes that are not there.
  */
 import type { Readable } from 'node:stream';
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
-import type { AssetRow, DB } from '../../db/schema.js';
+import type { AssetRow, Db } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { TariffCatalog } from '../tariffs/tariff-catalog.js';
@@ -42,7 +41,7 @@ export interface AssetService {
 }
 
 export interface AssetServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   storage: AssetStorage;
   tariffs: TariffCatalog;
 }
@@ -55,7 +54,7 @@ const storageExceeded = (quota: number) =>
 
 export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): AssetService {
   /** The quota check; `trx` must hold the owner's row lock for the answer to stay true until the insert. */
-  async function checkQuota(trx: Kysely<DB>, owner: { id: string; tariff_name: string | null }, size: number) {
+  async function checkQuota(trx: Db, owner: { id: string; tariff_name: string | null }, size: number) {
     const quota = tariffs.forUser(owner).quotas.max_storage;
     if (quota === undefined) return; // a tariff without the quota does not limit storage
     const used = await repository.usedStorageOfOwner(trx, owner.id);
@@ -81,7 +80,7 @@ export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): 
       const room = await requireRoomOwner(db, userId, roomId);
       const ownerId = room.created_by;
       // an upload that cannot fit is refused before its bytes are written (re-checked under the lock below)
-      await checkQuota(db, { id: ownerId, tariff_name: await tariffNameOf(db, ownerId) }, bytes.byteLength);
+      await checkQuota(db, { id: ownerId, tariff_name: await repository.findTariffNameOf(db, ownerId) }, bytes.byteLength);
 
       const key = newStorageKey();
       await storage.put(key, bytes);
@@ -124,11 +123,6 @@ export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): 
       await storage.delete(key);
     },
   };
-}
-
-async function tariffNameOf(db: Kysely<DB>, userId: string): Promise<string | null> {
-  const row = await db.selectFrom('users').select('tariff_name').where('id', '=', userId).executeTakeFirst();
-  return row?.tariff_name ?? null;
 }
 
 function present(row: AssetRow): Asset {

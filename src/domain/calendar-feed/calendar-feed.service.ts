@@ -8,17 +8,25 @@
  * room password, invite code, call-in pin, stream key or invitee list.
  */
 import { createHash } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { Config } from '../../config/schema.js';
-import type { DB, EventExceptionRow } from '../../db/schema.js';
+import type { Db, EventExceptionRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import type { Clock } from '../clock.js';
 import { scheduleOf } from '../events/event-times.js';
 import { calendarException } from '../notifications/event-mail.js';
 import { buildFeed, type CalendarTimes, type FeedEntry } from '../notifications/ics.js';
 import { DAY_MS } from '../time/zones.js';
-import { deleteFeedOf, feedOwner, feedTokenHash, findFeedOf, newFeedToken, replaceFeed } from './calendar-feeds.repository.js';
-import { feedEvents, feedExceptions, type FeedEventRow } from './feed-events.js';
+import {
+  deleteFeedOf,
+  feedEvents,
+  feedExceptions,
+  feedOwner,
+  feedTokenHash,
+  findFeedOf,
+  newFeedToken,
+  replaceFeed,
+  type FeedEventRow,
+} from './calendar-feeds.repository.js';
 
 /** How often calendar programs should fetch the feed again (RFC 7986 REFRESH-INTERVAL). */
 const REFRESH = 'PT1H';
@@ -30,7 +38,7 @@ export interface RenderedFeed {
   etag: string;
 }
 
-export function createCalendarFeedService({ db, config, clock }: { db: Kysely<DB>; config: Config; clock: Clock }) {
+export function createCalendarFeedService({ db, config, clock }: { db: Db; config: Config; clock: Clock }) {
   return {
     /** A new secret for the user's feed, replacing any earlier one. The token is answered once and never stored. */
     async issue(userId: string): Promise<{ token: string; createdAt: Date }> {

@@ -5,7 +5,7 @@
  *
  * The key must be the same on every instance behind a load balancer for cursors to survive a hop
  * between them: `[http] cursor_secret`, or else one generated once and kept in the database
- * (`src/db/service-secrets.ts`).
+ * (`src/db/service-secrets.repository.ts`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { errors } from '../../http/errors.js';

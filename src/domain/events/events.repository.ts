@@ -15,11 +15,12 @@ import type {
   EventRow,
   NewEventExceptionRow,
   NewEventRow,
+  NewRoomRow,
   RoomPatch,
   StreamingTargetRow,
 } from '../../db/schema.js';
 import { PUBLIC_PROFILE_FIELDS, type PublicUserProfile } from '../users/user.js';
-import { notBannedFrom } from '../rooms/room-bans.js';
+import { notBannedFrom } from '../rooms/room-bans.repository.js';
 import type { ListPosition } from './cursor.js';
 
 type Db = Kysely<DB>;
@@ -446,6 +447,27 @@ export async function upsertException(db: Db, row: NewEventExceptionRow): Promis
 
 export async function deleteExceptions(db: Db, eventId: string): Promise<void> {
   await db.deleteFrom('event_exceptions').where('event_id', '=', eventId).execute();
+}
+
+/** The event with the caller's invite (`my_invitee`, null when none or banned from its room). */
+export async function findEventWithMyInvite(db: Db, userId: string, eventId: string) {
+  return db
+    .selectFrom('events')
+    .leftJoin('event_invites as my_invite', (join) =>
+      join
+        .onRef('my_invite.event_id', '=', 'events.id')
+        .on('my_invite.invitee', '=', userId)
+        .on(notBannedFrom(sql.ref('events.room_id'), userId)),
+    )
+    .selectAll('events')
+    .select('my_invite.invitee as my_invitee')
+    .where('events.id', '=', eventId)
+    .executeTakeFirst();
+}
+
+/** The room an event is created with; answers its id. */
+export async function insertEventRoom(db: Db, values: NewRoomRow): Promise<{ id: string }> {
+  return db.insertInto('rooms').values(values).returning('id').executeTakeFirstOrThrow();
 }
 
 export async function insertEvent(db: Db, values: NewEventRow): Promise<EventRow> {

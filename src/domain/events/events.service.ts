@@ -4,15 +4,14 @@
  * Who may do what is the shared rule of `event-access.ts`: creator and invitees read, only the
  * creator writes, everyone else gets 404.
  */
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
-import type { DB, EventExceptionRow, EventInviteStatus, EventPatch, RoomPatch } from '../../db/schema.js';
+import type { Db, EventExceptionRow, EventInviteStatus, EventPatch, RoomPatch } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import { queueEventNotification } from '../notifications/outbox.js';
 import { queueEventWebhook } from '../webhooks/domain-events.js';
-import { createSipConfig } from '../sip/sip-configs.js';
+import { createSipConfig } from '../sip/sip-configs.repository.js';
 import { replaceRoomStreamingTargets } from '../streaming/streaming-targets.service.js';
 import { toPublicProfile, type PublicUserProfile, type User } from '../users/user.js';
 import { decodeInstancePosition, decodeListPosition, encodeInstancePosition, encodeListPosition, type CursorCodec } from './cursor.js';
@@ -73,7 +72,7 @@ export interface EventService {
 }
 
 export interface EventServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   config: Config;
   /** Signs page cursors; the same on every instance for cursors to work across them (see cursor.ts). */
   cursors: CursorCodec;
@@ -100,7 +99,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
   const avatarBaseUrl = config.users.avatar_base_url;
 
   // the mails (unless suppressed) and the webhook event (always) of a change, in its transaction
-  const notify = async (trx: Kysely<DB>, kind: 'created' | 'updated' | 'cancelled', eventId: string, actorId: string, suppress: boolean) => {
+  const notify = async (trx: Db, kind: 'created' | 'updated' | 'cancelled', eventId: string, actorId: string, suppress: boolean) => {
     await queueEventWebhook(trx, `event.${kind}`, eventId);
     await queueEventNotification(trx, { kind, eventId, actorId, suppress, config });
   };
@@ -152,7 +151,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
    * Recomputes the event's span (`span_start`/`span_end`, the time range of `GET /events`) from its
    * rule and its moved occurrences, in the transaction that changed either, the event's row locked.
    */
-  async function refreshSpan(trx: Kysely<DB>, eventId: string): Promise<void> {
+  async function refreshSpan(trx: Db, eventId: string): Promise<void> {
     const event = await repo.lockEventTimes(trx, eventId);
     const schedule = event && scheduleOf(event);
     if (!schedule) return;
@@ -172,11 +171,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       const schedule = createdSchedule(body);
       const times = schedule ? scheduleColumns(schedule) : NO_TIMES;
       const eventId = await db.transaction().execute(async (trx) => {
-        const room = await trx
-          .insertInto('rooms')
-          .values({ created_by: caller.id, password: body.password || null, waiting_room: body.waiting_room ?? false })
-          .returning('id')
-          .executeTakeFirstOrThrow();
+        const room = await repo.insertEventRoom(trx, { created_by: caller.id, password: body.password || null, waiting_room: body.waiting_room ?? false });
         // every event's room can be dialled into (as the reference controller does)
         await createSipConfig(trx, room.id);
         const event = await repo.insertEvent(trx, {

@@ -7,8 +7,7 @@
  * the database where they are now, wherever their original slot lies, before the series' start or
  * after its end included. The keyset (place, original start) is what the page cursor carries.
  */
-import type { Kysely } from 'kysely';
-import type { DB, EventExceptionRow } from '../../db/schema.js';
+import type { Db, EventExceptionRow } from '../../db/schema.js';
 import type { InstancePosition } from './cursor.js';
 import type { Schedule } from './event-times.js';
 import * as repo from './events.repository.js';
@@ -38,7 +37,7 @@ const positionOf = (o: ListedOccurrence): InstancePosition => ({ at: o.at, origi
 
 /** A page and whether more follow. */
 export async function occurrencePage(
-  db: Kysely<DB>,
+  db: Db,
   eventId: string,
   schedule: Schedule | undefined,
   query: OccurrencePageQuery,
@@ -71,7 +70,7 @@ const expand = (schedule: Schedule, query: OccurrencePageQuery, after: Date | un
  * among the expanded are skipped, and the expansion goes on past them.
  */
 async function unmovedOccurrences(
-  db: Kysely<DB>,
+  db: Db,
   eventId: string,
   schedule: Schedule,
   query: OccurrencePageQuery,
@@ -99,7 +98,7 @@ async function unmovedOccurrences(
 
 /** The first `window.limit` moved occurrences after `window.after` that lie, where they are now, in the range, from `rows` on. */
 async function movedOccurrences(
-  db: Kysely<DB>,
+  db: Db,
   eventId: string,
   schedule: Schedule,
   window: repo.MovedWindow,

@@ -4,14 +4,13 @@
  * stranger gets 404 as if the room did not exist. Anyone holding an active, unexpired code may
  * verify it (brute-force limited) and act as a guest of its room.
  */
-import type { Kysely } from 'kysely';
 
-import type { DB, RoomInviteRow } from '../../db/schema.js';
+import type { Db, RoomInviteRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
-import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { isBannedFromRoom } from '../rooms/room-bans.repository.js';
 import { instant } from '../time/instants.js';
 import { profilesOf } from '../events/events.repository.js';
 import type { Page, PageRequest } from '../paging.js';
@@ -53,7 +52,7 @@ export interface InviteService {
 }
 
 export interface InviteServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   rateLimiter: RateLimiter;
   clock?: Clock;
 }

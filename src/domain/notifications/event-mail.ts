@@ -9,7 +9,9 @@ import { scheduleOf } from '../events/event-times.js';
 import { DAY_MS } from '../time/zones.js';
 import type { EventSnapshot } from './event-snapshot.js';
 import type { CalendarEvent, CalendarException, CalendarTimes } from './ics.js';
-import type { EventNotificationKind } from './outbox.js';
+
+/** What a change did, as its mail reports it (outbox.ts queues one mail per recipient). */
+export type EventNotificationKind = 'created' | 'updated' | 'cancelled' | 'invited' | 'uninvited';
 
 const { rrulestr } = rrulePkg;
 

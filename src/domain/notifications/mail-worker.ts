@@ -10,10 +10,10 @@
  * Failure: `attempts` grows, `last_error` keeps the reason, and the next attempt waits twice as
  * long as the one before (30 s, 1 min, 2 min … at most an hour). Nothing is ever dropped.
  */
-import type { Kysely } from 'kysely';
 import nodemailer, { type SendMailOptions } from 'nodemailer';
-import type { DB, EmailOutboxRow } from '../../db/schema.js';
+import type { Db, EmailOutboxRow } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
+import { claimDueMail, markMailFailed, markMailSent } from './notifications.repository.js';
 
 export interface MailWorker {
   /** Polls the outbox every `pollIntervalMs` until stopped. */
@@ -31,7 +31,7 @@ export interface MailTransport {
 }
 
 export interface MailWorkerOptions {
-  db: Kysely<DB>;
+  db: Db;
   smtp: { url: string; from: string };
   logger: Logger;
   now?: () => Date;
@@ -72,23 +72,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
 
   async function claim(): Promise<EmailOutboxRow | undefined> {
     const at = now();
-    return db
-      .updateTable('email_outbox')
-      .set({ next_attempt_at: new Date(at.getTime() + LEASE_MS) })
-      .where('id', '=', (eb) =>
-        eb
-          .selectFrom('email_outbox')
-          .select('id')
-          .where('sent_at', 'is', null)
-          .where('next_attempt_at', '<=', at)
-          .orderBy('next_attempt_at')
-          .orderBy('id')
-          .limit(1)
-          .forUpdate()
-          .skipLocked(),
-      )
-      .returningAll()
-      .executeTakeFirst();
+    return claimDueMail(db, at, new Date(at.getTime() + LEASE_MS));
   }
 
   async function send(row: EmailOutboxRow): Promise<boolean> {
@@ -100,18 +84,14 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
         text: row.text,
         ...(row.ics ? { icalEvent: { method: methodOf(row.ics), filename: 'invite.ics', content: row.ics } } : {}),
       });
-      await db.updateTable('email_outbox').set({ sent_at: now(), last_error: null }).where('id', '=', row.id).execute();
+      await markMailSent(db, row.id, now());
       return true;
     } catch (err) {
       options.onFailure?.();
       const attempts = row.attempts + 1;
       const message = (err instanceof Error ? err.message : String(err)).slice(0, MAX_ERROR_LENGTH);
       logger.warn({ err, outboxId: row.id, attempts }, 'sending a mail failed; it stays in the outbox for a later attempt');
-      await db
-        .updateTable('email_outbox')
-        .set({ attempts, last_error: message, next_attempt_at: new Date(now().getTime() + retryDelayMs(attempts)) })
-        .where('id', '=', row.id)
-        .execute();
+      await markMailFailed(db, row.id, { attempts, last_error: message, next_attempt_at: new Date(now().getTime() + retryDelayMs(attempts)) });
       return false;
     }
   }

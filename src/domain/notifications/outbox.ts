@@ -8,14 +8,15 @@
  * addresses in the headers, an external guest's mail carries their own invite code), and one
  * refused address does not hold back the others.
  */
-import type { Kysely } from 'kysely';
 import type { Config } from '../../config/schema.js';
-import type { DB, EventRow, NewEmailOutboxRow } from '../../db/schema.js';
-import { calendarEvent, mailSubject, mailText, type MailRecipient } from './event-mail.js';
+import type { Db, EventRow, NewEmailOutboxRow } from '../../db/schema.js';
+import { calendarEvent, mailSubject, mailText, type EventNotificationKind, type MailRecipient } from './event-mail.js';
 import { readEventSnapshot, type EventSnapshot } from './event-snapshot.js';
 import { buildCalendar, type CalendarEvent } from './ics.js';
+import { bumpIcalSequence, insertMails } from './notifications.repository.js';
 
-export type EventNotificationKind = 'created' | 'updated' | 'cancelled' | 'invited' | 'uninvited';
+/** The server's gauge of unsent mail reads it here. */
+export { pendingMailCount } from './notifications.repository.js';
 
 export interface EventNotification {
   kind: EventNotificationKind;
@@ -35,7 +36,7 @@ export interface EventNotification {
  * for `cancelled` before the event row is deleted. `updated` and `cancelled` raise the event's
  * iCalendar SEQUENCE, so calendar programs take the new state over the one they hold.
  */
-export async function queueEventNotification(trx: Kysely<DB>, n: EventNotification): Promise<void> {
+export async function queueEventNotification(trx: Db, n: EventNotification): Promise<void> {
   if (n.suppress) return;
   const snapshot = await readEventSnapshot(trx, n.eventId, n.actorId);
   if (!snapshot) return;
@@ -46,13 +47,7 @@ export async function queueEventNotification(trx: Kysely<DB>, n: EventNotificati
   if (recipients.length === 0) return;
 
   if (n.kind === 'updated' || n.kind === 'cancelled') {
-    const bumped = await trx
-      .updateTable('events')
-      .set((eb) => ({ ical_sequence: eb('ical_sequence', '+', 1) }))
-      .where('id', '=', n.eventId)
-      .returning('ical_sequence')
-      .executeTakeFirstOrThrow();
-    snapshot.event = { ...snapshot.event, ical_sequence: bumped.ical_sequence };
+    snapshot.event = { ...snapshot.event, ical_sequence: await bumpIcalSequence(trx, n.eventId) };
   }
 
   const ics = attachment(n.kind, snapshot, recipients, n.config, now);
@@ -65,17 +60,7 @@ export async function queueEventNotification(trx: Kysely<DB>, n: EventNotificati
     text: mailText(n.kind, snapshot, recipient, n.config),
     ics,
   }));
-  await trx.insertInto('email_outbox').values(rows).execute();
-}
-
-/** How many mails the outbox holds that were not sent yet (due now or waiting for a later attempt). */
-export async function pendingMailCount(db: Kysely<DB>): Promise<number> {
-  const { count } = await db
-    .selectFrom('email_outbox')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
-    .where('sent_at', 'is', null)
-    .executeTakeFirstOrThrow();
-  return Number(count);
+  await insertMails(trx, rows);
 }
 
 function hasEnded(event: EventRow, now: Date): boolean {

@@ -1,46 +1,23 @@
 /**
  * Who may see a room (docs/architecture.md §5): its creator owns it; an invitee of the room's event (any invite
  * status: a declined invitee may still look the meeting up) may read it and start it, unless a
- * moderator banned it from the room (room-bans.ts). Everyone else gets 404, as if the room did not
+ * moderator banned it from the room (room-bans.repository.ts). Everyone else gets 404, as if the room did not
  * exist, so that no stranger learns of it.
  *
  * Every room-scoped operation (rooms, invites, SIP, streaming targets, assets, start) asks here
  * first; write operations then require `access.kind === 'owner'`.
  */
-import { sql, type Kysely } from 'kysely';
-import { columnsOf, preparedQuery } from '../../db/prepared.js';
-import type { DB, EventInviteRole, RoomRow } from '../../db/schema.js';
+import type { Db, EventInviteRole, RoomRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
-import { notBannedFrom } from './room-bans.js';
-
-const ROOM_COLUMNS = columnsOf<RoomRow>({ id: true, created_by: true, created_at: true, password: true, waiting_room: true });
+import { findRoomWithInviteRole } from './rooms.repository.js';
 
 export type RoomAccess =
   | { kind: 'owner'; room: RoomRow }
   | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
 
-/** The room with the caller's role as an invitee of its event (null if none or banned): the hot query of every room operation. */
-const roomAccessQuery = preparedQuery(['userId', 'roomId'], (db, { userId, roomId }: { userId: string; roomId: string }) =>
-  db
-    .selectFrom('rooms')
-    .select(ROOM_COLUMNS.map((column) => `rooms.${column}` as const))
-    .select((eb) =>
-      eb
-        .selectFrom('events')
-        .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
-        .select('event_invites.role')
-        .whereRef('events.room_id', '=', 'rooms.id')
-        .where('event_invites.invitee', '=', userId)
-        .where(notBannedFrom(sql.ref('rooms.id'), userId))
-        .limit(1)
-        .as('invite_role'),
-    )
-    .where('rooms.id', '=', roomId),
-);
-
 /** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
-async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess | undefined> {
-  const row = await roomAccessQuery.takeFirst(db, { userId, roomId });
+async function findRoomAccess(db: Db, userId: string, roomId: string): Promise<RoomAccess | undefined> {
+  const row = await findRoomWithInviteRole(db, userId, roomId);
   if (!row) return undefined;
   const { invite_role, ...room } = row;
   if (room.created_by === userId) return { kind: 'owner', room };
@@ -49,14 +26,14 @@ async function findRoomAccess(db: Kysely<DB>, userId: string, roomId: string): P
 }
 
 /** The caller's access to a room; 404 `not_found` when there is none. */
-export async function requireRoomAccess(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomAccess> {
+export async function requireRoomAccess(db: Db, userId: string, roomId: string): Promise<RoomAccess> {
   const access = await findRoomAccess(db, userId, roomId);
   if (!access) throw errors.notFound();
   return access;
 }
 
 /** The room, when the caller owns it; 404 otherwise (an invitee learns nothing more from a write). */
-export async function requireRoomOwner(db: Kysely<DB>, userId: string, roomId: string): Promise<RoomRow> {
+export async function requireRoomOwner(db: Db, userId: string, roomId: string): Promise<RoomRow> {
   const access = await requireRoomAccess(db, userId, roomId);
   if (access.kind !== 'owner') throw errors.notFound();
   return access.room;

@@ -4,9 +4,10 @@
  */
 import { sql, type Kysely } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
+import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, EventRow, NewRoomRow, RoomPatch, RoomRow } from '../../db/schema.js';
 import type { PageRequest } from '../paging.js';
-import { notBannedFrom } from './room-bans.js';
+import { notBannedFrom } from './room-bans.repository.js';
 
 type Db = Kysely<DB>;
 
@@ -101,4 +102,30 @@ export async function findMeetingDetails(db: Db, roomId: string): Promise<Meetin
     db.selectFrom('streaming_targets').select(['name', 'public_url']).where('room_id', '=', roomId).orderBy('created_at').orderBy('id').execute(),
   ]);
   return { inviteCode: invite?.code, sip, streams };
+}
+
+const ROOM_COLUMNS = columnsOf<RoomRow>({ id: true, created_by: true, created_at: true, password: true, waiting_room: true });
+
+/** The room with the caller's role as an invitee of its event (null if none or banned): the hot query of every room operation. */
+const roomAccessQuery = preparedQuery(['userId', 'roomId'], (db, { userId, roomId }: { userId: string; roomId: string }) =>
+  db
+    .selectFrom('rooms')
+    .select(ROOM_COLUMNS.map((column) => `rooms.${column}` as const))
+    .select((eb) =>
+      eb
+        .selectFrom('events')
+        .innerJoin('event_invites', 'event_invites.event_id', 'events.id')
+        .select('event_invites.role')
+        .whereRef('events.room_id', '=', 'rooms.id')
+        .where('event_invites.invitee', '=', userId)
+        .where(notBannedFrom(sql.ref('rooms.id'), userId))
+        .limit(1)
+        .as('invite_role'),
+    )
+    .where('rooms.id', '=', roomId),
+);
+
+/** The room and the caller's role as an invitee of its event (null if none or banned); undefined when there is no room. */
+export async function findRoomWithInviteRole(db: Db, userId: string, roomId: string) {
+  return roomAccessQuery.takeFirst(db, { userId, roomId });
 }

@@ -5,12 +5,11 @@
  * else gets 404. A room's tariff and event may also be read by a guest holding an invite code of
  * that very room.
  */
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import { errors } from '../../http/errors.js';
-import { createSipConfig } from '../sip/sip-configs.js';
+import { createSipConfig } from '../sip/sip-configs.repository.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../paging.js';
 import { requireRoomAccess, requireRoomOwner } from './room-access.js';
@@ -40,7 +39,7 @@ export interface RoomService {
 }
 
 export interface RoomServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   tariffs: TariffCatalog;
   /** Where asset bytes live: the database cascade removes only the rows, the files go afterwards. */
   assetStorage: Pick<AssetStorage, 'delete'>;

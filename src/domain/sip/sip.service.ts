@@ -3,12 +3,11 @@
  * dial-in configuration. Only the room's owner may do any of them (the pin is a secret); anyone
  * else gets 404, as does a room without a configuration on read and delete.
  */
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
-import type { DB, SipConfigRow } from '../../db/schema.js';
+import type { Db, SipConfigRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { requireRoomOwner } from '../rooms/room-access.js';
-import { createSipConfig, deleteSipConfig, findSipConfig, updateSipConfig } from './sip-configs.js';
+import { createSipConfig, deleteSipConfig, findSipConfig, lockRoom, updateSipConfig } from './sip-configs.repository.js';
 
 export type SipConfig = components['schemas']['SipConfig'];
 export type SipConfigPut = components['schemas']['SipConfigPut'];
@@ -24,7 +23,7 @@ function toSipConfig(row: SipConfigRow): SipConfig {
   return { room: row.room_id, sip_id: row.sip_id, password: row.password, lobby: row.lobby };
 }
 
-export function createSipService({ db }: { db: Kysely<DB> }): SipService {
+export function createSipService({ db }: { db: Db }): SipService {
   return {
     async get(userId, roomId) {
       await requireRoomOwner(db, userId, roomId);
@@ -40,7 +39,7 @@ export function createSipService({ db }: { db: Kysely<DB> }): SipService {
       if (input.lobby !== undefined) changes.lobby = input.lobby;
       return db.transaction().execute(async (trx) => {
         // Locking the room serialises concurrent PUTs of one room: exactly one of them creates.
-        const room = await trx.selectFrom('rooms').select('id').where('id', '=', roomId).forUpdate().executeTakeFirst();
+        const room = await lockRoom(trx, roomId);
         if (!room) throw errors.notFound(); // deleted since the access check
         const updated = await updateSipConfig(trx, roomId, changes);
         if (updated) return { created: false, config: toSipConfig(updated) };

@@ -4,9 +4,8 @@
  * room itself), and `streaming_key` — the secret that lets anyone publish to the stream — is shown
  * to the owner only.
  */
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
-import type { DB, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
+import type { Db, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { Page, PageRequest } from '../paging.js';
@@ -27,7 +26,7 @@ export interface StreamingTargetService {
 
 const URI_FIELDS = ['streaming_endpoint', 'public_url'] as const;
 
-export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetService {
+export function createStreamingTargetService(db: Db): StreamingTargetService {
   return {
     async list(userId, roomId, page) {
       const access = await requireRoomAccess(db, userId, roomId);
@@ -77,7 +76,7 @@ export function createStreamingTargetService(db: Kysely<DB>): StreamingTargetSer
  * event, replaced as a whole by its update), each checked as `create` checks one; `field` names the
  * list in errors. Run it in the transaction of the event's change, after the room is known.
  */
-export async function replaceRoomStreamingTargets(trx: Kysely<DB>, roomId: string, targets: readonly StreamingTargetCreate[], field: string) {
+export async function replaceRoomStreamingTargets(trx: Db, roomId: string, targets: readonly StreamingTargetCreate[], field: string) {
   const failures = targets.flatMap((target, i) => absoluteUriFailures(target, URI_FIELDS, `${field}.${i}.`));
   if (failures.length > 0) throw errors.validationFailed(failures);
   await repository.replaceOfRoom(

@@ -10,8 +10,7 @@
  * room and asker (the account, or the invite code that got the guest this far); an invite code per
  * source and per code, as everywhere (invite-code.ts); a call-in pin per call-in id only.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { AppError, errors } from '../../http/errors.js';
 import type { SignalingStore } from './signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
@@ -19,7 +18,7 @@ import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js
 import { findValidInvite } from '../invites/invites.repository.js';
 import { guardAttempt, sourceKey, targetKey, type AttemptKey, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess } from '../rooms/room-access.js';
-import { isBannedFromRoom } from '../rooms/room-bans.js';
+import { isBannedFromRoom } from '../rooms/room-bans.repository.js';
 import { findSipConfigByCallInId } from './start.repository.js';
 import { secretsEqual } from './secrets.js';
 import type { TicketCaps } from './ticket-caps.js';
@@ -44,7 +43,7 @@ export interface StartService {
 }
 
 export interface StartServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   signalingStore: SignalingStore;
   rateLimiter: RateLimiter;
   /** How many tickets a user, an invite code and an address may have per window. */

@@ -7,7 +7,7 @@ import { sql, type Kysely, type Transaction } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
-import { notBannedFrom } from '../rooms/room-bans.js';
+import { notBannedFrom } from '../rooms/room-bans.repository.js';
 import type { PageRequest } from '../paging.js';
 import type { User, UserPatch } from './user.js';
 
@@ -241,44 +241,19 @@ export async function findUsersByEmail(db: Db, emails: string[]): Promise<UserRo
   return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, 'in', lowered).orderBy('created_at').orderBy('id').execute();
 }
 
-/**
- * Turns the pending e-mail invitations of this address into invitations of the user, keeping the
- * role (an e-mail `guest` becomes a `user`: registered invitees have no guest role) and the inviter,
- * and deletes them: one statement. Needs the login's transaction, so the user row it references
- * and the conversion commit together.
- */
-export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, userId: string, email: string): Promise<number> {
-  const converted = await trx
-    .with('claimed', (qb) =>
-      qb
-        .deleteFrom('event_email_invites')
-        .where('email', '=', email.toLowerCase())
-        .returning(['event_id', 'role', 'created_by', 'created_at']),
-    )
-    .insertInto('event_invites')
-    .columns(['event_id', 'invitee', 'role', 'status', 'created_by', 'created_at'])
-    .expression((eb) =>
-      eb
-        .selectFrom('claimed')
-        .select((inner) => [
-          'claimed.event_id',
-          sql<string>`${userId}::uuid`.as('invitee'),
-          inner
-            .case()
-            .when('claimed.role', '=', 'moderator')
-            .then(sql<'moderator'>`'moderator'`)
-            .else(sql<'user'>`'user'`)
-            .end()
-            .as('role'),
-          sql<'pending'>`'pending'`.as('status'),
-          'claimed.created_by',
-          'claimed.created_at',
-        ]),
-    )
-    // already invited directly: that invite (and the role it has) stands
-    .onConflict((conflict) => conflict.columns(['event_id', 'invitee']).doNothing())
-    .executeTakeFirst();
-  return Number(converted.numInsertedOrUpdatedRows ?? 0);
+/** The id and address of a user (whom an event invite is sent to); undefined when there is none. */
+export async function findContactById(db: Db, id: string): Promise<{ id: string; email: string } | undefined> {
+  return db.selectFrom('users').select(['id', 'email']).where('id', '=', id).executeTakeFirst();
+}
+
+/** Registered users whose address is `email` (lower-case); addresses are compared case-insensitively. */
+export async function findContactsByEmail(db: Db, email: string): Promise<{ id: string; email: string }[]> {
+  return db
+    .selectFrom('users')
+    .select(['id', 'email'])
+    .where((eb) => eb(eb.fn('lower', ['email']), '=', email))
+    .orderBy('created_at')
+    .execute();
 }
 
 /** Bytes of all assets in the rooms the user created (the tariff's `max_storage` counts these). */

@@ -3,15 +3,14 @@
  * access-token holders, the profile operations of the contract and find-users (the `[endpoints]` switches).
  * Rows stay below this file; callers get `User` and the contract's profile shapes.
  */
-import type { Kysely } from 'kysely';
-
 import type { Config } from '../../config/schema.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import type { AccessGrant, IdentityClaims } from '../identity/identity.js';
 import type { KeycloakDirectory } from '../identity/keycloak-directory.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import { ExpiringLru } from '../expiring-lru.js';
+import { convertEmailInvitesToUserInvites } from '../events/event-invites.repository.js';
 import { libravatarUrl } from './avatar.js';
 import {
   isTariffStatus,
@@ -50,7 +49,7 @@ export interface UserService {
 }
 
 export interface UserServiceDeps {
-  db: Kysely<DB>;
+  db: Db;
   /** With `[tariffs] claim`, every login sets the user's tariff from the claim; without, it is the operator's (`convene tariffs assign`). */
   config: Pick<Config, 'users' | 'endpoints'> & { tariffs?: Pick<Config['tariffs'], 'claim'> };
   tariffs: TariffCatalog;
@@ -113,7 +112,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
         // The IdP owns the user's groups: each login brings them as they are now.
         await repository.replaceUserGroups(trx, row.id, claims.groups ?? []);
         // Every login, not only the first: an address the IdP changed may have invites waiting too.
-        await repository.convertEmailInvitesToUserInvites(trx, row.id, claims.email);
+        await convertEmailInvitesToUserInvites(trx, row.id, claims.email);
         return { user: repository.rowToUser(row), created };
       });
       cache.delete(cacheKey(result.user.oidc_issuer, result.user.oidc_sub));

@@ -23,12 +23,12 @@
 import { request as httpRequest } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { sql, type Kysely } from 'kysely';
 import type { Config } from '../../config/schema.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import type { Logger } from '../../logger.js';
 import { signature } from './signature.js';
 import { guardedLookup, refuseLiteral } from './target-address.js';
+import * as repository from './webhooks.repository.js';
 
 export interface WebhookWorker {
   start(): void;
@@ -37,7 +37,7 @@ export interface WebhookWorker {
 }
 
 export interface WebhookWorkerOptions {
-  db: Kysely<DB>;
+  db: Db;
   config: Config['webhooks'];
   logger: Logger;
   now?: () => Date;
@@ -55,16 +55,6 @@ export function webhookRetryDelayMs(baseMs: number, attempts: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), RETRY_CAP_MS);
 }
 
-interface Claimed {
-  id: number;
-  attempts: number;
-  subscription_id: string;
-  message_id: string;
-  body: string;
-  url: string;
-  secret: string;
-}
-
 export function createWebhookWorker({ db, config, logger, now = () => new Date(), pruneIntervalMs = PRUNE_INTERVAL_MS }: WebhookWorkerOptions): WebhookWorker {
   // longer than an attempt may take (timeout_ms) with room for its writes, so a lease never ends
   // while its attempt is under way; short enough that an instance's crash delays little
@@ -72,81 +62,40 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   let stopping = false;
 
   /**
-   * The deliveries that may be sent at `at`: due, of an active subscription, and the oldest pending
-   * one of their subscription and subject (a receiver sees each room's and meeting's events in order).
-   */
-  const claimable = (at: Date) => sql`
-    from webhook_deliveries d
-    join webhook_subscriptions s on s.id = d.subscription_id
-    where d.delivered_at is null and d.next_attempt_at <= ${at} and s.paused_at is null
-      and ${inFlight.size === 0 ? sql`true` : sql`d.subscription_id <> all(${[...inFlight]}::uuid[])`}
-      and not exists (
-        select 1 from webhook_deliveries e
-        where e.subscription_id = d.subscription_id and e.subject = d.subject
-          and e.delivered_at is null and e.id < d.id)`;
-
-  /**
    * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
    * that a slow receiver holds one lane, not all of them.
    */
   const inFlight = new Set<string>();
 
-  async function claim(): Promise<Claimed | undefined> {
+  async function claim(): Promise<repository.ClaimedDelivery | undefined> {
     const at = now();
-    const { rows } = await sql<Claimed>`
-      with claimed as (
-        update webhook_deliveries set next_attempt_at = ${new Date(at.getTime() + leaseMs)}
-        where id = (select d.id ${claimable(at)} order by d.next_attempt_at, d.id limit 1 for update of d skip locked)
-        returning id, attempts, subscription_id, message_id)
-      select c.id, c.attempts, c.subscription_id, c.message_id, m.body, s.url, s.secret
-      from claimed c
-      join webhook_messages m on m.id = c.message_id
-      join webhook_subscriptions s on s.id = c.subscription_id`.execute(db);
-    return rows[0];
+    return repository.claimDelivery(db, at, new Date(at.getTime() + leaseMs), [...inFlight]);
   }
 
   async function anythingClaimable(): Promise<boolean> {
-    const { rows } = await sql<{ found: boolean }>`select exists (select 1 ${claimable(now())}) as found`.execute(db);
-    return rows[0]?.found === true;
+    return repository.anythingClaimable(db, now(), [...inFlight]);
   }
 
-  async function succeeded(row: Claimed, status: number): Promise<void> {
-    await db
-      .updateTable('webhook_deliveries')
-      .set({ delivered_at: now(), attempts: row.attempts + 1, last_status_code: status, last_error: null })
-      .where('id', '=', row.id)
-      .execute();
-    await db.updateTable('webhook_subscriptions').set({ consecutive_failures: 0 }).where('id', '=', row.subscription_id).execute();
+  async function succeeded(row: repository.ClaimedDelivery, status: number): Promise<void> {
+    await repository.markDelivered(db, row, status, now());
   }
 
-  async function failed(row: Claimed, status: number | undefined, reason: string): Promise<void> {
+  async function failed(row: repository.ClaimedDelivery, status: number | undefined, reason: string): Promise<void> {
     const attempts = row.attempts + 1;
     const at = now();
-    await db
-      .updateTable('webhook_deliveries')
-      .set({
-        attempts,
-        last_status_code: status ?? null,
-        last_error: reason.slice(0, MAX_ERROR_LENGTH),
-        next_attempt_at: new Date(at.getTime() + webhookRetryDelayMs(config.retry_base_ms, attempts)),
-      })
-      .where('id', '=', row.id)
-      .execute();
-    const subscription = await db
-      .updateTable('webhook_subscriptions')
-      .set((eb) => ({
-        consecutive_failures: eb('consecutive_failures', '+', 1),
-        paused_at: sql`case when consecutive_failures + 1 >= ${config.pause_after_failures} then coalesce(paused_at, ${at}) else paused_at end`,
-      }))
-      .where('id', '=', row.subscription_id)
-      .returning(['paused_at', 'consecutive_failures'])
-      .executeTakeFirst();
+    const failure = {
+      attempts,
+      last_status_code: status ?? null,
+      last_error: reason.slice(0, MAX_ERROR_LENGTH),
+      next_attempt_at: new Date(at.getTime() + webhookRetryDelayMs(config.retry_base_ms, attempts)),
+    };
+    const subscription = await repository.markFailed(db, row, failure, at, config.pause_after_failures);
     if (subscription?.paused_at && subscription.consecutive_failures === config.pause_after_failures) {
       logger.warn({ subscriptionId: row.subscription_id }, 'a webhook subscription failed too often in a row and is paused');
     }
   }
 
-  async function attempt(row: Claimed): Promise<void> {
+  async function attempt(row: repository.ClaimedDelivery): Promise<void> {
     const timestamp = Math.floor(now().getTime() / 1000);
     try {
       const status = await post(row.url, row.body, {
@@ -187,7 +136,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   // the lanes claim one at a time: a claim sees the subscriptions taken by the claims before it
   // (concurrent claims on PostgreSQL all picked the same slow subscription's deliveries)
   let claiming: Promise<unknown> = Promise.resolve();
-  function claimInTurn(): Promise<Claimed | undefined> {
+  function claimInTurn(): Promise<repository.ClaimedDelivery | undefined> {
     const claimed = claiming.then(async () => {
       const row = await claim();
       if (row) inFlight.add(row.subscription_id);
@@ -233,16 +182,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
 
   async function prune(): Promise<void> {
     const before = new Date(now().getTime() - config.retention_days * DAY_MS);
-    const deliveries = await db.deleteFrom('webhook_deliveries').where('delivered_at', '<', before).executeTakeFirst();
-    // a message is written with its deliveries in one transaction: an old one without any has none to come
-    const messages = await db
-      .deleteFrom('webhook_messages')
-      .where('created_at', '<', before)
-      .where(({ not, exists, selectFrom }) =>
-        not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id'))),
-      )
-      .executeTakeFirst();
-    const counts = { deliveries: Number(deliveries.numDeletedRows), messages: Number(messages.numDeletedRows) };
+    const counts = await repository.pruneBefore(db, before);
     if (counts.deliveries + counts.messages > 0) logger.info(counts, 'pruned the webhook delivery log');
   }
 

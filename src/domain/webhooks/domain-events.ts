@@ -3,22 +3,18 @@
  * outbox.ts). Their bodies carry what identifies the meeting and its times, never its room's
  * password, invite codes or call-in pin.
  */
-import type { Kysely } from 'kysely';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import { enqueueWebhook } from './outbox.js';
+import { findEventForWebhook } from './webhooks.repository.js';
 
 /** Reads the meeting as it is in `trx` (for `event.cancelled`: call before deleting it). */
 export async function queueEventWebhook(
-  trx: Kysely<DB>,
+  trx: Db,
   type: 'event.created' | 'event.updated' | 'event.cancelled',
   eventId: string,
   at = new Date(),
 ): Promise<void> {
-  const event = await trx
-    .selectFrom('events')
-    .select(['id', 'room_id', 'title', 'is_time_independent', 'starts_at', 'ends_at', 'created_by'])
-    .where('id', '=', eventId)
-    .executeTakeFirst();
+  const event = await findEventForWebhook(trx, eventId);
   if (!event) return;
   await enqueueWebhook(trx, {
     type,
@@ -36,7 +32,7 @@ export async function queueEventWebhook(
 }
 
 export async function queueInviteAnswerWebhook(
-  trx: Kysely<DB>,
+  trx: Db,
   status: 'accepted' | 'declined',
   event: { id: string; room_id: string; created_by: string },
   userId: string,

@@ -13,9 +13,9 @@
  * unique key.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
+import { insertDeliveries, insertMessage, interestedSubscriptionIds } from './webhooks.repository.js';
 
 export type WebhookEventType = components['schemas']['WebhookEventType'];
 type Schemas = components['schemas'];
@@ -66,27 +66,14 @@ function subjectOf(data: WebhookData[WebhookEventType]): string {
   return 'event_id' in data ? `event:${data.event_id}` : `room:${data.room_id}`;
 }
 
-export async function enqueueWebhook<T extends WebhookEventType>(trx: Kysely<DB>, event: WebhookEvent<T>): Promise<void> {
-  const subscriptions = await trx
-    .selectFrom('webhook_subscriptions')
-    .select('id')
-    .where((eb) => eb.or([eb('owner', '=', event.owner), eb('owner', 'is', null)]))
-    .where(sql<boolean>`${event.type} = any(event_types)`)
-    .execute();
+export async function enqueueWebhook<T extends WebhookEventType>(trx: Db, event: WebhookEvent<T>): Promise<void> {
+  const subscriptions = await interestedSubscriptionIds(trx, event.owner, event.type);
   if (subscriptions.length === 0) return;
 
   const id = `msg_${randomUUID().replaceAll('-', '')}`;
   const body = JSON.stringify({ id, type: event.type, timestamp: event.at.toISOString(), data: event.data });
   const subject = subjectOf(event.data);
-  const inserted = await trx
-    .insertInto('webhook_messages')
-    .values({ id, type: event.type, subject, body, dedupe_key: event.dedupeKey ?? null })
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .returning('id')
-    .executeTakeFirst();
+  const inserted = await insertMessage(trx, { id, type: event.type, subject, body, dedupe_key: event.dedupeKey ?? null });
   if (!inserted) return; // another instance queued this change already
-  await trx
-    .insertInto('webhook_deliveries')
-    .values(subscriptions.map((s) => ({ message_id: id, subscription_id: s.id, subject })))
-    .execute();
+  await insertDeliveries(trx, id, subject, subscriptions);
 }

@@ -5,16 +5,15 @@
  * `create`.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
-import { countAndPage } from '../../db/paging.js';
-import type { DB, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
+import type { Db, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
 import { errors } from '../../http/errors.js';
 import type { Page, PageRequest } from '../paging.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 import { newSecret } from './signature.js';
 import { refusalOf } from './target-address.js';
+import * as repository from './webhooks.repository.js';
 
 type Schemas = components['schemas'];
 export type WebhookSubscription = Schemas['WebhookSubscription'];
@@ -32,13 +31,9 @@ export interface WebhookSubscriptionService {
   deliveries(owner: SubscriptionOwner, id: string, page: PageRequest): Promise<Page<WebhookDelivery>>;
 }
 
-export function createWebhookSubscriptionService(db: Kysely<DB>, config: Config['webhooks']): WebhookSubscriptionService {
-  const owned = (owner: SubscriptionOwner) => {
-    const all = db.selectFrom('webhook_subscriptions');
-    return owner === null ? all.where('owner', 'is', null) : all.where('owner', '=', owner);
-  };
+export function createWebhookSubscriptionService(db: Db, config: Config['webhooks']): WebhookSubscriptionService {
   async function find(owner: SubscriptionOwner, id: string): Promise<WebhookSubscriptionRow> {
-    const row = await owned(owner).selectAll().where('id', '=', id).executeTakeFirst();
+    const row = await repository.findOwnedSubscription(db, owner, id);
     if (!row) throw errors.notFound();
     return row;
   }
@@ -51,34 +46,26 @@ export function createWebhookSubscriptionService(db: Kysely<DB>, config: Config[
       const row = await db.transaction().execute(async (trx) => {
         if (owner !== null) {
           // the owner's row, locked: concurrent creates count one after the other
-          await trx.selectFrom('users').select('id').where('id', '=', owner).forUpdate().executeTakeFirstOrThrow();
-          const { count } = await trx
-            .selectFrom('webhook_subscriptions')
-            .select((eb) => eb.fn.countAll<string>().as('count'))
-            .where('owner', '=', owner)
-            .executeTakeFirstOrThrow();
+          await repository.lockSubscriber(trx, owner);
+          const count = await repository.countSubscriptionsOf(trx, owner);
           if (Number(count) >= config.max_subscriptions_per_user) {
             throw errors.conflict('webhook_subscription_limit', `A user may hold at most ${config.max_subscriptions_per_user} webhook subscriptions`);
           }
         }
-        return trx
-          .insertInto('webhook_subscriptions')
-          .values({
-            id: randomUUID(),
-            owner,
-            url: body.url,
-            secret,
-            event_types: body.event_types ?? [...WEBHOOK_EVENT_TYPES],
-            description: body.description ?? null,
-          })
-          .returningAll()
-          .executeTakeFirstOrThrow();
+        return repository.insertSubscription(trx, {
+          id: randomUUID(),
+          owner,
+          url: body.url,
+          secret,
+          event_types: body.event_types ?? [...WEBHOOK_EVENT_TYPES],
+          description: body.description ?? null,
+        });
       });
       return { ...present(row), secret };
     },
 
     async list(owner, page) {
-      const { total, rows } = await countAndPage(owned(owner), owned(owner).selectAll().orderBy('created_at').orderBy('id'), page);
+      const { total, rows } = await repository.pageOfOwnedSubscriptions(db, owner, page);
       return { total, items: rows.map(present) };
     },
 
@@ -87,41 +74,20 @@ export function createWebhookSubscriptionService(db: Kysely<DB>, config: Config[
     },
 
     async remove(owner, id) {
-      const scope = db.deleteFrom('webhook_subscriptions').where('id', '=', id);
-      const deleted = await (owner === null ? scope.where('owner', 'is', null) : scope.where('owner', '=', owner)).executeTakeFirst();
+      const deleted = await repository.deleteOwnedSubscription(db, owner, id);
       if (Number(deleted.numDeletedRows) === 0) throw errors.notFound();
     },
 
     async resume(owner, id) {
       await find(owner, id);
-      const row = await db.transaction().execute(async (trx) => {
-        const resumed = await trx
-          .updateTable('webhook_subscriptions')
-          .set({ paused_at: null, consecutive_failures: 0 })
-          .where('id', '=', id)
-          .returningAll()
-          .executeTakeFirstOrThrow();
-        // what queued up while paused goes out now, not after the backoff it had reached
-        await trx
-          .updateTable('webhook_deliveries')
-          .set({ next_attempt_at: new Date() })
-          .where('subscription_id', '=', id)
-          .where('delivered_at', 'is', null)
-          .execute();
-        return resumed;
-      });
+      // what queued up while paused goes out now, not after the backoff it had reached
+      const row = await db.transaction().execute((trx) => repository.resumeSubscription(trx, id));
       return present(row);
     },
 
     async deliveries(owner, id, page) {
       await find(owner, id);
-      const ofSubscription = db.selectFrom('webhook_deliveries').where('subscription_id', '=', id);
-      const ordered = ofSubscription
-        .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
-        .selectAll('webhook_deliveries')
-        .select('webhook_messages.type')
-        .orderBy('webhook_deliveries.id', 'desc');
-      const { total, rows } = await countAndPage(ofSubscription, ordered, page);
+      const { total, rows } = await repository.pageOfDeliveries(db, id, page);
       return { total, items: rows.map(presentDelivery) };
     },
   };

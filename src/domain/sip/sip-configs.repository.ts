@@ -4,8 +4,7 @@
  * Rooms created with `enable_sip` and every event's room get one.
  */
 import { randomInt } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB, SipConfigRow } from '../../db/schema.js';
+import type { Db, SipConfigRow } from '../../db/schema.js';
 
 const DIGITS = 10;
 /** A collision needs two equal draws out of 10^10; a few retries make a failure astronomically rare. */
@@ -24,7 +23,7 @@ function randomDigits(count = DIGITS): string {
  * retry can run inside the caller's transaction.
  */
 export async function createSipConfig(
-  db: Kysely<DB>,
+  db: Db,
   roomId: string,
   options: { password?: string; lobby?: boolean } = {},
 ): Promise<SipConfigRow> {
@@ -40,13 +39,19 @@ export async function createSipConfig(
   throw new Error(`no free call-in id after ${MAX_ATTEMPTS} attempts`);
 }
 
-export async function findSipConfig(db: Kysely<DB>, roomId: string): Promise<SipConfigRow | undefined> {
+/** Locks the room's row until the transaction ends (concurrent PUTs of one room queue here); false when it is gone. */
+export async function lockRoom(trx: Db, roomId: string): Promise<boolean> {
+  const room = await trx.selectFrom('rooms').select('id').where('id', '=', roomId).forUpdate().executeTakeFirst();
+  return room !== undefined;
+}
+
+export async function findSipConfig(db: Db, roomId: string): Promise<SipConfigRow | undefined> {
   return db.selectFrom('sip_configs').selectAll().where('room_id', '=', roomId).executeTakeFirst();
 }
 
 /** Changes the given fields of the room's SIP config; the call-in id never changes. */
 export async function updateSipConfig(
-  db: Kysely<DB>,
+  db: Db,
   roomId: string,
   changes: { password?: string; lobby?: boolean },
 ): Promise<SipConfigRow | undefined> {
@@ -54,7 +59,7 @@ export async function updateSipConfig(
 }
 
 /** True when the room had a SIP config; its call-in id and pin stop working at once. */
-export async function deleteSipConfig(db: Kysely<DB>, roomId: string): Promise<boolean> {
+export async function deleteSipConfig(db: Db, roomId: string): Promise<boolean> {
   const result = await db.deleteFrom('sip_configs').where('room_id', '=', roomId).executeTakeFirst();
   return result.numDeletedRows > 0n;
 }

@@ -4,10 +4,9 @@
  * NOTHING` makes concurrent first starts agree on one value.
  */
 import { randomBytes } from 'node:crypto';
-import type { Kysely } from 'kysely';
-import type { DB } from './schema.js';
+import type { Db } from './schema.js';
 
-export async function sharedSecret(db: Kysely<DB>, name: string): Promise<string> {
+export async function sharedSecret(db: Db, name: string): Promise<string> {
   await db
     .insertInto('service_secrets')
     .values({ name, value: randomBytes(32).toString('base64url') })
