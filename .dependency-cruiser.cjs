@@ -71,13 +71,7 @@ module.exports = {
       severity: 'error',
       from: { path: '^src/http/handlers/' },
       to: {
-        path: [
-          '^src/db/',
-          '^src/redis/',
-          '^src/signaling/store/',
-          '/[^/]*redis[^/]*[.]ts$',
-          '^node_modules/(kysely|ioredis|pg|@electric-sql/pglite)/',
-        ],
+        path: ['^src/db/', '^src/redis/', '^src/signaling/store/', '/[^/]*redis[^/]*[.]ts$', '^node_modules/(kysely|ioredis|pg|@electric-sql/pglite)/'],
       },
     },
     {
