@@ -17,7 +17,8 @@ for (const d of diagnostics) {
   const where = d.path.length > 0 ? d.path.join('.') : '(document)';
   console.log(`${file}:${d.range.start.line + 1} ${SEVERITY[d.severity] ?? d.severity} ${d.code} at ${where}: ${d.message}`);
 }
-const count = (severity: DiagnosticSeverity) => diagnostics.filter((d) => d.severity === severity).length;
+// The diagnostics' severity is another copy of @stoplight/types' DiagnosticSeverity (spectral-core's), equal in value.
+const count = (severity: DiagnosticSeverity) => diagnostics.filter((d) => (d.severity as number) === (severity as number)).length;
 const errors = count(DiagnosticSeverity.Error);
 const warnings = count(DiagnosticSeverity.Warning);
 console.log(`${file}: ${errors} errors, ${warnings} warnings, ${diagnostics.length - errors - warnings} other diagnostics`);

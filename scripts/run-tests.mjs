@@ -25,7 +25,7 @@ const run = spawnSync(
 if (run.error) console.error(run.error.message);
 
 let passed = 0;
-let failed = 0;
+let failed;
 let skipped = 0;
 if (existsSync(report)) {
   const r = JSON.parse(readFileSync(report, 'utf8'));

@@ -43,12 +43,14 @@ http.listen(0, '127.0.0.1', () => {
   send({ type: 'ready', url: `http://127.0.0.1:${port}` } satisfies ServerReady);
 });
 
-process.on('message', async (request: ServerRequest) => {
+async function answer(request: ServerRequest): Promise<void> {
   if (request.type === 'close') process.exit(0);
   for (let i = 0; i < 3; i++) {
     gc();
     await new Promise((resolve) => setImmediate(resolve));
   }
   send({ type: 'memory', usage: process.memoryUsage(), cpu: process.cpuUsage() } satisfies ServerMemory);
-});
+}
+// A listener's return value is ignored: the answer's promise is dropped as before, explicitly.
+process.on('message', (request: ServerRequest) => void answer(request));
 process.on('disconnect', () => process.exit(0));

@@ -79,7 +79,7 @@ function runScript(path: string): Promise<number | string> {
       console.log(`${path}: still running after ${BENCH_LIMIT_MS / 60_000} min, stopped`);
       process.kill(-child.pid!, 'SIGKILL');
     }, BENCH_LIMIT_MS);
-    createInterface({ input: child.stdout! }).on('line', (line) => {
+    createInterface({ input: child.stdout }).on('line', (line) => {
       const row = parseRow(line);
       if (row) rows.push(row);
       else console.log(line);

@@ -85,7 +85,7 @@ class RoomClients {
   everyone(message: 'started' | 'stopped'): Promise<number> {
     return new Promise((resolve, reject) => {
       const timer = setTimeout(
-        () => reject(new Error(`${this.counts[message]} of ${this.sockets.length} got ${message} within ${WAIT_MS} ms (errors: ${this.errors})`)),
+        () => reject(new Error(`${this.counts[message]} of ${this.sockets.length} got ${message} within ${WAIT_MS} ms (errors: ${this.errors.join(',')})`)),
         WAIT_MS,
       );
       this.waiting = {
@@ -170,7 +170,7 @@ async function join(ws: WebSocket, name: string): Promise<void> {
         resolve();
       } else if (/"message":"(error|join_blocked|in_waiting_room)"/.test(head)) {
         clearTimeout(timer);
-        reject(new Error(`${name} could not join: ${data}`));
+        reject(new Error(`${name} could not join: ${data.toString()}`));
       }
     };
     ws.on('message', onMessage);

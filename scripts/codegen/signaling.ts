@@ -94,7 +94,7 @@ function dispatchKey(id: string, payload: Schema, direction: Direction): string 
 
 export async function loadSignalingSpec(file = SPEC): Promise<SignalingSpec> {
   const { document, diagnostics } = await new Parser().parse(readFileSync(file, 'utf8'), { source: file });
-  const errors = diagnostics.filter((d) => d.severity === 0);
+  const errors = diagnostics.filter((d) => (d.severity as number) === 0); // DiagnosticSeverity.Error
   if (!document || errors.length > 0) {
     throw new Error(`${file} does not parse:\n${errors.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n')}`);
   }

@@ -54,11 +54,11 @@ globalThis.setInterval = trackedInterval as unknown as typeof setInterval;
 globalThis.clearTimeout = ((timer?: NodeJS.Timeout | string | number) => {
   clear(timer);
   original.clearTimeout(timer);
-}) as typeof clearTimeout;
+});
 globalThis.clearInterval = ((timer?: NodeJS.Timeout | string | number) => {
   clear(timer);
   original.clearInterval(timer);
-}) as typeof clearInterval;
+});
 
 /** Timers set and neither fired (timeouts) nor cleared, whether they keep the process alive or not. */
 export const liveTimers = (): number => live.size;

@@ -15,7 +15,7 @@ import { checkResponse } from '../../test/support/contract.js';
 import { httpFigures, runHttpMix, type HttpFigures, type HttpMixSetup, type MixRoom } from './http-mix.js';
 import { freshSource, Problems, seededRandom, sleep } from './record.js';
 import { SoakServer, type ServerMeasure } from './server-process.js';
-import { signalingFigures, soakRooms, type RoomSetup, type SignalingFigures, type SoakRoom } from './signaling-rooms.js';
+import { signalingFigures, soakRooms, type RoomSetup, type SignalingFigures } from './signaling-rooms.js';
 
 export interface SoakOptions {
   rooms: number;

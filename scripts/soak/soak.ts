@@ -2,7 +2,7 @@
 // `npm run soak -- --seconds 60` or SOAK_SECONDS for another length, `--seed N` for another draw.
 // DATABASE_URL and REDIS_URL, when set, are what the server runs on. Prints its figures and exits
 // non-zero when anything went wrong or leaked (the CI variant is test/soak/soak.test.ts).
-import { describeMeasure, describePhase, runSoak } from './soak-driver.js';
+import { describeMeasure, runSoak } from './soak-driver.js';
 
 const argument = (name: string): string | undefined => {
   const at = process.argv.indexOf(name);

@@ -83,7 +83,7 @@ const INTERFACE: [string, string, string, string][] = [
   ['List webhook deliveries (Convene)', 'get', '/webhook_subscriptions/{subscription_id}/deliveries', 'get_webhook_deliveries'],
 ];
 
-const d = doc as Record<string, any>;
+const d = doc;
 const resolve = (o: any): any => {
   while (o && typeof o.$ref === 'string') o = o.$ref.slice(2).split('/').reduce((x: any, k: string) => x?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], d);
   return o;

@@ -139,7 +139,7 @@ async function verify(child: ChildServer, token: string, rooms: Map<string, Room
     record.acknowledged = room.body;
     delete record.unanswered;
     for (const invite of record.invites) {
-      const stored = await call(child, 'GET', `/v1/rooms/${record.id}/invites/${invite.invite_code}`, { token });
+      const stored = await call(child, 'GET', `/v1/rooms/${record.id}/invites/${String(invite.invite_code)}`, { token });
       expect(stored.status).toBe(200);
       expect(stored.body).toEqual([invite]);
       invites++;

@@ -363,7 +363,7 @@ describe('embedded PGlite on disk', () => {
   });
 
   it('takes over a stale lock, refuses a second open, persists data, and releases the lock on close', async () => {
-    const gone = spawnSync(process.execPath, ['-e', '']).pid!;
+    const gone = spawnSync(process.execPath, ['-e', '']).pid;
     writeFileSync(lockFile, `${gone}\n`);
 
     let database: Database | undefined = await open();

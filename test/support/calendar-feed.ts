@@ -5,7 +5,7 @@
  * ones moved, cancelled ones left out), as [start, end] in UTC ISO form, by UID.
  */
 import ICAL from 'ical.js';
-import nodeIcal, { type VEvent } from 'node-ical';
+import nodeIcal from 'node-ical';
 import { expect } from 'vitest';
 import type { TestApp, TestUser } from './test-app.js';
 
@@ -68,7 +68,7 @@ export function nodeIcalOccurrences(text: string, from: Date, until: Date): Map<
   const out = new Map<string, Occurrence[]>();
   for (const component of Object.values(parsed)) {
     if (component?.type !== 'VEVENT') continue;
-    const event = component as VEvent;
+    const event = component;
     const instances = nodeIcal.expandRecurringEvent(event, { from, to: until });
     out.set(
       event.uid,

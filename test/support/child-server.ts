@@ -71,7 +71,7 @@ export function startChild(cwd: string, env: Record<string, string>, startTimeou
   const keep = (text: string) => {
     output = (output + text).slice(-KEPT_OUTPUT);
   };
-  child.stdout!.on('data', (chunk: Buffer) => {
+  child.stdout.on('data', (chunk: Buffer) => {
     const text = chunk.toString();
     keep(text);
     pending += text;
@@ -86,7 +86,7 @@ export function startChild(cwd: string, env: Record<string, string>, startTimeou
     }
     for (const wake of watchers) wake();
   });
-  child.stderr!.on('data', (chunk: Buffer) => keep(chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => keep(chunk.toString()));
   let ended = false;
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
     // 'close', not 'exit': its output has been read to the end by then
@@ -193,7 +193,7 @@ export async function joinOn(child: ChildServer, token: string, roomId: string, 
   await client.connection.opened;
   client.command('control', 'join', { display_name: displayName });
   const joined = await client.next('control', 'join_success', 5_000);
-  return Object.assign(client, { participantId: joined.payload.id as string, joinSuccess: joined.payload });
+  return Object.assign(client, { participantId: joined.payload.id, joinSuccess: joined.payload });
 }
 
 /**

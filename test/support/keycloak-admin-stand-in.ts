@@ -6,7 +6,7 @@
  */
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
 export interface StandInUser {
@@ -41,7 +41,7 @@ export async function startKeycloakAdminStandIn(options: {
   const control: { failUsersWith: number | undefined } = { failUsersWith: undefined };
   const lifetime = options.tokenLifetimeSeconds ?? 300;
 
-  const server = createServer(async (req, res) => {
+  const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const url = new URL(req.url ?? '/', 'http://x');
     const send = (status: number, body: unknown) => res.writeHead(status, { 'content-type': 'application/json' }).end(JSON.stringify(body));
 
@@ -72,7 +72,9 @@ export async function startKeycloakAdminStandIn(options: {
     }
 
     send(404, { error: 'Not Found' });
-  });
+  };
+  // node:http ignores what a listener returns: the handler's promise is dropped as before, explicitly.
+  const server = createServer((req, res) => void handle(req, res));
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 

@@ -144,7 +144,7 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
     const server = spawn(serverBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
     child = server;
     let stderr = '';
-    server.stderr?.on('data', (chunk: Buffer) => (stderr += chunk));
+    server.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
     const exited = new Promise<string>((resolve) => {
       server.once('error', (err) => resolve(err.message));
       server.once('exit', (code, signal) => resolve(`exited (${signal ?? `code ${code}`}) ${stderr.trim()}`));

@@ -39,8 +39,8 @@ export function startCommand(command: string, args: string[], cwd: string, env: 
   started.add(child);
   let stdout = '';
   let stderr = '';
-  child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<Ended>((resolve, reject) => {
     child.once('error', reject);
     // 'close', not 'exit': the output has been read to the end by then

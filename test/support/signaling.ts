@@ -14,7 +14,7 @@ import type { Config } from '../../src/config/schema.js';
 import { createSipConfig } from '../../src/domain/sip/sip-configs.repository.js';
 import type { TicketData } from '../../src/domain/tickets/signaling-store.js';
 import { insertInvite, insertRoom, inviteToRoomEvent } from './invites.js';
-import { dbOf, startTestApp, useTestApp, type TestApp, type TestUser } from './test-app.js';
+import { dbOf, startTestApp, useTestApp, type TestApp } from './test-app.js';
 
 export type TicketResult = components['schemas']['TicketResult'];
 export type ErrorBody = components['schemas']['Error'];

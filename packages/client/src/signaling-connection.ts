@@ -52,7 +52,7 @@ interface PendingWait {
 }
 
 /** Whether the frame is `namespace`'s `message` (any of its messages for `'*'`). */
-function matches<N extends EventNamespace, M extends EventMessage<N>>(frame: ServerEvent, namespace: N, message: M): boolean {
+function matches<N extends EventNamespace>(frame: ServerEvent, namespace: N, message: EventMessage<N>): boolean {
   return frame.namespace === namespace && (message === '*' || (frame.payload as { message?: unknown }).message === message);
 }
 
@@ -450,7 +450,7 @@ export class SignalingConnection {
           resolve(picked);
         }
       };
-      const onAbort = () => pending.fail(signal!.reason);
+      const onAbort = () => pending.fail(signal!.reason as Error);
       const timer = timeoutMs === undefined ? undefined : setTimeout(() => pending.fail(new SignalingTimeoutError(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
       this.listeners.add(listener);
       this.waits.add(pending);

@@ -10,12 +10,12 @@ export type { CommandsByNamespace, EventsByNamespace, ServerEvent };
 type PayloadOf<Frame> = Frame extends { payload: infer Payload } ? Payload : never;
 
 /** A namespace the client may send commands to. */
-export type CommandNamespace = keyof CommandsByNamespace & string;
+export type CommandNamespace = Extract<keyof CommandsByNamespace, string>;
 /** The payloads of a namespace's commands: a union tagged by `action` (free-form in `echo`). */
 export type CommandPayload<N extends CommandNamespace> = PayloadOf<CommandsByNamespace[N][keyof CommandsByNamespace[N]]>;
 
 /** A namespace the server sends events in. */
-export type EventNamespace = keyof EventsByNamespace & string;
+export type EventNamespace = Extract<keyof EventsByNamespace, string>;
 /** A message of the namespace, or `'*'` for every message of it (echo replies are only `'*'`). */
 export type EventMessage<N extends EventNamespace> = (keyof EventsByNamespace[N] & string) | '*';
 /** The whole frame (`{namespace, timestamp, payload}`) of a message; of any message of N for `'*'`. */
@@ -52,6 +52,7 @@ export interface WebSocketLike {
   binaryType: string;
   send(data: string): void;
   close(code?: number, reason?: string): void;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- the DOM's and ws's event types differ; each listener here types what it reads
   addEventListener(type: 'open' | 'message' | 'error' | 'close', listener: (event: any) => void): void;
 }
 

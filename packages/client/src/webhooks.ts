@@ -15,11 +15,11 @@ export type WebhookBody<Type extends WebhookType = WebhookType> = Type extends W
     : never
   : never;
 
-/** The three headers of a delivery, as sent (`webhook-id`, `webhook-timestamp`, `webhook-signature`). */
+/** The three headers of a delivery, as sent (`webhook-id`, `webhook-timestamp`, `webhook-signature`); one that is missing fails the check. */
 export interface WebhookHeaders {
-  'webhook-id': string;
-  'webhook-timestamp': string;
-  'webhook-signature': string;
+  'webhook-id'?: string;
+  'webhook-timestamp'?: string;
+  'webhook-signature'?: string;
 }
 
 export interface VerifyWebhookOptions {
@@ -45,8 +45,8 @@ const DEFAULT_TOLERANCE_SECONDS = 300;
  */
 export async function verifyWebhook(secret: string, headers: WebhookHeaders, rawBody: string, options: VerifyWebhookOptions = {}): Promise<WebhookBody> {
   const id = headers['webhook-id'];
-  const timestamp = headers['webhook-timestamp'];
-  if (!id || !/^[0-9]{1,15}$/.test(timestamp ?? '')) throw new WebhookVerificationError('missing or malformed webhook-id or webhook-timestamp');
+  const timestamp = headers['webhook-timestamp'] ?? '';
+  if (!id || !/^[0-9]{1,15}$/.test(timestamp)) throw new WebhookVerificationError('missing or malformed webhook-id or webhook-timestamp');
   const nowSeconds = Math.floor((options.now ?? new Date()).getTime() / 1000);
   if (Math.abs(nowSeconds - Number(timestamp)) > (options.toleranceSeconds ?? DEFAULT_TOLERANCE_SECONDS)) {
     throw new WebhookVerificationError('the delivery is too old or too new (webhook-timestamp)');

@@ -232,7 +232,7 @@ describe('convene check-config and usage', { timeout: 240_000 }, () => {
     try {
       const ok = await runConvene(['check-config'], dir, commandEnv(dir));
       expect(ok.code, ok.stderr).toBe(0);
-      expect(ok.stdout).toMatch(/^configuration OK\n  listens on 0\.0\.0\.0:11311\n  database: PGlite in \.\/data\n/);
+      expect(ok.stdout).toMatch(/^configuration OK\n {2}listens on 0\.0\.0\.0:11311\n {2}database: PGlite in \.\/data\n/);
       const bad = await runConvene(['check-config'], dir, commandEnv(dir, { CONVENE_HTTP__PORT: 'eighty' }));
       expect([bad.code, bad.stderr]).toEqual([2, 'configuration: http.port must be integer (from CONVENE_HTTP__PORT)\n']);
       const production = await runConvene(['check-config'], dir, commandEnv(dir, { NODE_ENV: 'production' }));

@@ -18,7 +18,7 @@ beforeEach(async () => {
 });
 
 const getOperations = Object.entries(operations).filter(([, op]) => op.method === 'get');
-const server = (path: string) => String((openapiDocument.paths as any)[path].servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
+const server = (path: string) => String(openapiDocument.paths[path].servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
 
 async function both(path: string, headers: Record<string, string> = {}) {
   const get = await fetch(`${app.url}${path}`, { headers });

@@ -19,7 +19,7 @@ describe('errors at the edge', () => {
   const resolve = (schema: any): any =>
     schema?.$ref ? resolve(schema.$ref.slice(2).split('/').reduce((node: any, key: string) => node[key], openapiDocument)) : schema;
   const nonEmptyBodies = Object.entries(operations).filter(([, op]) => {
-    const schema = resolve((openapiDocument.paths as any)[op.path][op.method].requestBody?.content?.['application/json']?.schema);
+    const schema = resolve(openapiDocument.paths[op.path][op.method].requestBody?.content?.['application/json']?.schema);
     return schema?.minProperties > 0;
   });
 
@@ -64,7 +64,7 @@ describe('errors at the edge', () => {
   it.skipIf(Object.keys(NOT_YET_IMPLEMENTED).length === 0).each(Object.entries(NOT_YET_IMPLEMENTED))('%s answers 501 with the error body until issue %i lands', async (id) => {
     const { method, path } = operations[id as keyof typeof operations];
     const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
-    const op = (openapiDocument.paths as any)[path][method];
+    const op = openapiDocument.paths[path][method];
     const content = op.requestBody?.content ?? {};
     const type = Object.keys(content)[0];
     const body = type === 'application/json' ? JSON.stringify(content[type].example ?? {}) : type ? 'bytes' : undefined;
@@ -82,7 +82,7 @@ describe('errors at the edge', () => {
 
 describe('access', () => {
   const all = Object.entries(operations).map(([id, op]) => {
-    const spec = (openapiDocument.paths as any)[op.path][op.method];
+    const spec = openapiDocument.paths[op.path][op.method];
     return [id, op.method, op.path, spec.security as unknown[]] as const;
   });
 

@@ -249,7 +249,7 @@ export function expectTooMany(answer: Answer<any>, operationId: OperationId, win
   expect(answer.body).toMatchObject({ code: 'too_many_requests', status: '429', documentation_url: '/docs#error-too_many_requests' });
   expect(answer.body.message).toEqual(expect.any(String));
   const { method, path } = operations[operationId];
-  const declared = resolve((openapiDocument.paths as any)[path][method].responses['429']);
+  const declared = resolve(openapiDocument.paths[path][method].responses['429']);
   const headers = Object.entries<any>(declared?.headers ?? {});
   expect(headers.map(([name]) => name.toLowerCase())).toContain('retry-after');
   for (const [name, header] of headers) {

@@ -116,7 +116,7 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
   async function join(child: ChildServer, roomId: string, who: Who, name: string): Promise<Client> {
     const client = await askToJoin(child, roomId, who, name);
     const joinSuccess = (await client.next('control', 'join_success', 5_000)).payload;
-    return Object.assign(client, { id: joinSuccess.id as string, joinSuccess });
+    return Object.assign(client, { id: joinSuccess.id, joinSuccess });
   }
 
   const idsOf = (participants: Array<{ id: string }>) => participants.map((participant) => participant.id).sort();
@@ -140,7 +140,7 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
     const mia = await join(a, lobby.roomId, lobby.moderator, 'Mia');
     const waiter = await askToJoin(b, lobby.roomId, lobby.guest, 'Wes');
     await waiter.next('moderation', 'in_waiting_room');
-    const wesId = (await mia.next('moderation', 'joined_waiting_room')).payload.id as string;
+    const wesId = (await mia.next('moderation', 'joined_waiting_room')).payload.id;
 
     const killedAt = Date.now();
     b.kill('SIGKILL');
@@ -189,7 +189,7 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
     clients.push(bea);
     await bea.connection.opened;
     bea.command('control', 'join', { display_name: 'Bea' });
-    const beaId = (await bea.next('control', 'join_success', 5_000)).payload.id as string;
+    const beaId = (await bea.next('control', 'join_success', 5_000)).payload.id;
 
     b.kill('SIGKILL');
     await b.exited;

@@ -35,7 +35,7 @@ async function aliceAndWaiting<const Names extends readonly string[]>(...names: 
   const waiting: Waiting[] = [];
   for (const name of names) {
     const client = await wait(guest, name);
-    waiting.push(Object.assign(client, { id: (await alice.next('moderation', 'joined_waiting_room')).payload.id as string }));
+    waiting.push(Object.assign(client, { id: (await alice.next('moderation', 'joined_waiting_room')).payload.id }));
   }
   return { roomId, moderator, guest, alice, waiting: waiting as unknown as { -readonly [K in keyof Names]: Waiting } };
 }

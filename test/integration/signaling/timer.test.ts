@@ -79,7 +79,7 @@ describe('signaling timer', () => {
       style: 'normal',
       ready_check_enabled: true,
     });
-    expect(Date.parse(started.ends_at!) - Date.parse(started.started_at)).toBe(300_000);
+    expect(Date.parse(started.ends_at) - Date.parse(started.started_at)).toBe(300_000);
     expect(Math.abs(Date.parse(started.started_at) - Date.now())).toBeLessThan(5_000);
   });
 
@@ -185,7 +185,7 @@ describe('signaling timer', () => {
     const frames = await Promise.all(everyone.map((client) => client.next('timer', 'stopped', 3_000)));
     for (const frame of frames) {
       expect(frame.payload).toEqual({ message: 'stopped', timer_id, kind: 'expired' });
-      expect(Date.parse(frame.timestamp)).toBeGreaterThanOrEqual(Date.parse(ends_at!));
+      expect(Date.parse(frame.timestamp)).toBeGreaterThanOrEqual(Date.parse(ends_at));
     }
     await quiet(everyone);
   });

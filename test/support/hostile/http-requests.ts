@@ -36,7 +36,7 @@ export interface OperationShape {
   schemes: string[];
 }
 
-const doc = openapiDocument as Record<string, any>;
+const doc = openapiDocument;
 
 /** Every operation of the contract with its parameters, body and security. */
 export function contractOperations(): OperationShape[] {
@@ -132,8 +132,10 @@ export interface RawRequest {
 /** Query values: strings, and what a client might put there instead (numbers, objects as JSON). */
 function queryText(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'object' && !(value instanceof Sized)) return JSON.stringify(value);
-  return String(value);
+  if (value instanceof Sized) return value.toString();
+  if (typeof value === 'object') return JSON.stringify(value);
+  const primitive = value as string | number | boolean | bigint; // what is left of unknown, for TypeScript
+  return String(primitive);
 }
 
 export function render(op: OperationShape, request: HostileRequest): RawRequest {
@@ -284,7 +286,7 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
   const json = op.body?.mediaType === JSON_TYPE;
   const upload = op.body?.mediaType === 'application/octet-stream';
   const hostileQuery = (p: ParameterShape) =>
-    CURSOR_PARAMETERS.has(p.name) ? hostileCursor(setting.cursors) : (hostile(p.schema, source) as fc.Arbitrary<unknown>);
+    CURSOR_PARAMETERS.has(p.name) ? hostileCursor(setting.cursors) : hostile(p.schema, source);
   const conformingQuery = (p: ParameterShape) =>
     CURSOR_PARAMETERS.has(p.name) && setting.cursors.length > 0 ? fc.constantFrom(...setting.cursors) : conforming(p.schema, source);
 

@@ -38,7 +38,7 @@ export function resolve(schema: Schema | undefined, root: Record<string, any>): 
   let node = schema ?? {};
   for (let hops = 0; typeof node.$ref === 'string'; hops++) {
     if (hops > 32) throw new Error(`$ref cycle at ${node.$ref}`);
-    const path = (node.$ref as string).replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = node.$ref.replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     node = path.reduce((at: any, key) => at?.[key], root) as Schema;
     if (!node) throw new Error(`unresolvable $ref ${schema?.$ref}`);
   }

@@ -45,7 +45,7 @@ const ANY_ACTION = '*';
 export function contractCommands(file = new URL('../../../spec/asyncapi.yaml', import.meta.url)): { document: Record<string, any>; commands: CommandShape[] } {
   const document = parse(readFileSync(file, 'utf8')) as Record<string, any>;
   const commands: CommandShape[] = [];
-  for (const operation of Object.values(document.operations) as { action: string; messages: { $ref: string }[] }[]) {
+  for (const operation of Object.values<{ action: string; messages: { $ref: string }[] }>(document.operations)) {
     if (operation.action !== 'receive') continue;
     for (const ref of operation.messages) {
       const message = resolve(ref, document);

@@ -34,7 +34,7 @@ async function appLogging(level: string, lines: Record<string, unknown>[], acces
   app.get('/fails', (_req, res) => void res.status(503).json({}));
   server = createServer(app).listen(0, '127.0.0.1');
   await new Promise((resolve) => server!.once('listening', resolve));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 }
 
 describe('requestLogger', () => {

@@ -143,7 +143,7 @@ describe('concurrent joins', () => {
     // staggered by a few microtask turns each, so that joins overlap at every stage of one another
     await Promise.all(
       sessions.map(async (session, i) => {
-        for (let turn = 0; turn < i * 3; turn++) await null;
+        for (let turn = 0; turn < i * 3; turn++) await Promise.resolve();
         await control.handleCommand(session, { action: 'join', display_name: session.displayName! }, hubs[i]!);
       }),
     );

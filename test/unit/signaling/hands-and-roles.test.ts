@@ -269,7 +269,7 @@ describe('grant_moderator_role and revoke_moderator_role', () => {
     expect(tester.payloads(ulla, 'moderation')).toEqual([{ message: 'raise_hands_disabled', issued_by: ulla.id }]);
 
     await control(alice, { action: 'revoke_moderator_role', target: ulla.id });
-    await tester.command(ulla, 'timer', { action: 'stop', timer_id: started!.timer_id as string });
+    await tester.command(ulla, 'timer', { action: 'stop', timer_id: started!.timer_id });
     expect(tester.payloads(ulla, 'timer')).toEqual([{ message: 'error', error: 'insufficient_permissions' }]);
     await moderation(ulla, { action: 'enable_raise_hands' });
     expect(tester.payloads(ulla, 'moderation')).toEqual([{ message: 'error', error: 'insufficient_permissions' }]);

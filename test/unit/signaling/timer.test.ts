@@ -77,7 +77,7 @@ async function timerRuns(): Promise<boolean> {
   await tester.command(alice, 'timer', stopwatch());
   const [event] = timerEvents([alice])[0]!;
   if (event?.message === 'error') return true;
-  await tester.command(alice, 'timer', { action: 'stop', timer_id: event!.timer_id as string });
+  await tester.command(alice, 'timer', { action: 'stop', timer_id: event!.timer_id });
   timerEvents();
   return false;
 }
@@ -483,7 +483,7 @@ describe('departures', () => {
   it('stops the timer its creator started as its socket closed', async () => {
     // the connection lets the command in progress finish before the departure
     const starting = tester.command(alice, 'timer', countdown());
-    await null; // the command has begun
+    await Promise.resolve(); // the command has begun
     await Promise.all([starting, tester.leave(alice)]);
     const events = tester.payloads(bob, 'timer');
     expect(events).toEqual([

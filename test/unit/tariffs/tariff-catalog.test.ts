@@ -97,7 +97,7 @@ describe('createTariffCatalog', () => {
   it('hands out frozen tariffs, so no caller can change another caller\'s', () => {
     const tariff = createTariffCatalog(config).defaultTariff;
     expect(() => {
-      (tariff.enabled_modules as string[]).push('chat');
+      tariff.enabled_modules.push('chat');
     }).toThrow(TypeError);
     expect(() => {
       tariff.quotas.room_participant_limit = 1;
