@@ -11,6 +11,7 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
+import type { RoomEntryService } from '../../domain/rooms/room-entry.service.js';
 import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceLiveness } from '../instance-liveness.js';
@@ -61,6 +62,8 @@ export interface SignalingModule {
 export interface ModuleDeps {
   config: Config;
   db: Kysely<DB>;
+  /** Who may enter a room, and bans (the moderation module's `ban`); absent: the room entry service on `db`. */
+  roomEntry?: RoomEntryService;
   redis?: Redis;
   /** With `redis`: this instance's id and liveness, which the records it hosts name (crash cleanup). */
   liveness?: InstanceLiveness;

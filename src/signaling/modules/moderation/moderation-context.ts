@@ -9,6 +9,7 @@
  * (`Session.enqueue`), so it never races the session's own commands or its departure.
  */
 import type { ModerationErrorEvent } from '../../../../generated/signaling/types.js';
+import type { RoomEntryService } from '../../../domain/rooms/room-entry.service.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session } from '../../session.js';
 import type { ControlModule, ModuleDeps } from '../module.js';
@@ -19,6 +20,8 @@ export type ModerationError = ModerationErrorEvent['payload']['error'];
 
 export interface ModerationContext {
   deps: ModuleDeps;
+  /** Bans (of a user, or of a guest's invite code). */
+  roomEntry: RoomEntryService;
   waitingRoom: WaitingRoomStore;
   settings: RoomSettingsStore;
   control(): ControlModule;

@@ -40,6 +40,7 @@ import { createWaitingRoomSwitch } from './waiting-room-switch.js';
 import { createLocalWaitingRoomStore } from './waiting-room.local.js';
 import { createRedisWaitingRoomStore } from './waiting-room.redis.js';
 import { participantData } from '../../webhooks.js';
+import { createRoomEntryService } from '../../../domain/rooms/room-entry.service.js';
 
 /** What the control module asks of the moderation module during a join, a departure and a role change. */
 export interface ModerationModule extends SignalingModule {
@@ -119,6 +120,7 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 
   const context: ModerationContext = {
     deps,
+    roomEntry: deps.roomEntry ?? createRoomEntryService({ db: deps.db }),
     waitingRoom,
     settings,
     control: () => deps.modules().get('control') as ControlModule,

@@ -29,7 +29,6 @@ import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session, SessionState } from '../../session.js';
 import type { LeaveReason } from '../module.js';
 import { forceWaitingRoom, type ModerationContext } from './moderation-context.js';
-import { banFromRoom, revokeInviteCode } from './room-bans.js';
 
 /** The orders of this file, by the command that gives them. */
 const ORDERS = new Set(['kick', 'ban', 'send_to_waiting_room', 'debrief']);
@@ -156,10 +155,10 @@ export function createRemovals(context: ModerationContext): Removals {
       // a guest made moderator has no user to record: the ban is the room owner's then
       const by = who.kind === 'user' ? who.userId : session.room.ownerId;
       if (member.userId !== undefined) {
-        await banFromRoom(deps.db, roomId, member.userId, by);
+        await context.roomEntry.ban(roomId, member.userId, by);
         await order(hub, { message: 'ban', user_id: member.userId });
       } else if (member.inviteCode !== undefined) {
-        await revokeInviteCode(deps.db, roomId, member.inviteCode, by, new Date(deps.scheduler.now()));
+        await context.roomEntry.revokeInviteCode(roomId, member.inviteCode, by, new Date(deps.scheduler.now()));
         await order(hub, { message: 'ban' }, command.target);
       } else {
         // a caller: its gateway's call-in pin is the room's, for every caller
