@@ -201,7 +201,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     async close() {
       closing = true;
       await Promise.allSettled(upgrading);
-      for (const connection of connections) connection.close(1001, 'server shutting down');
+      for (const connection of connections) connection.leave('server_shutdown');
       const cut = setTimeout(() => {
         for (const connection of connections) connection.terminate();
       }, CLOSE_GRACE_MS);

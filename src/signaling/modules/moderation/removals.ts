@@ -4,7 +4,7 @@
  * target's record in the membership store (the target may be on any instance) and does what is
  * shared (the ban in the database, the waiting room's switch, accepted marks), then publishes an
  * order (see moderation-context.ts). Where a session concerned is, in its order: it gets its last
- * frame (`kicked`, `banned`, `session_ended`), its socket is closed with 1000 and it departs (the
+ * frame (`kicked`, `banned`, `session_ended`), the session ends (`Session.leave`) and it departs (the
  * others see `left` with the reason), or it is moved to the waiting room. A session that has left
  * meanwhile is left alone.
  *
@@ -26,7 +26,7 @@ import type {
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
-import type { EventPayload, Session, SessionState } from '../../session.js';
+import type { EventPayload, Session, SessionEnd, SessionState } from '../../session.js';
 import type { LeaveReason } from '../module.js';
 import { forceWaitingRoom, type ModerationContext } from './moderation-context.js';
 
@@ -72,9 +72,9 @@ export function createRemovals(context: ModerationContext): Removals {
    * Ends the session: `lastWord` is its last frame (its socket closes right after), then it departs
    * with `reason`; from then on no command of the socket acts, and its own departure finds it gone.
    */
-  async function end(session: Session, hub: RoomHub, lastWord: EventPayload, reason: LeaveReason, closeReason: string) {
+  async function end(session: Session, hub: RoomHub, lastWord: EventPayload, reason: LeaveReason, ending: SessionEnd) {
     session.send('moderation', lastWord);
-    session.close(1000, closeReason);
+    session.leave(ending);
     try {
       if (PRESENT.has(session.state)) await context.control().disconnect(session, hub, reason);
     } finally {
@@ -91,7 +91,7 @@ export function createRemovals(context: ModerationContext): Removals {
       await context.enterWaitingRoom(session, hub, { message: 'sent_to_waiting_room' });
     } catch (err) {
       // halfway out of the room and not waiting: the client starts anew
-      session.close(1011, 'internal error');
+      session.leave('failed');
       throw err;
     }
   }
@@ -120,7 +120,7 @@ export function createRemovals(context: ModerationContext): Removals {
             if (session.state !== 'joined') return;
             if (!KICKS[scope](session.role)) return session.send('moderation', { message: 'debriefing_started', issued_by });
             await context.waitingRoom.unaccept(session.room.roomId, session.participant.id);
-            await end(session, hub, { message: 'session_ended', issued_by }, 'kicked', 'session ended');
+            await end(session, hub, { message: 'session_ended', issued_by }, 'kicked', 'debriefed');
           },
         ];
       }
