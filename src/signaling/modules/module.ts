@@ -16,10 +16,9 @@ import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceLiveness } from '../instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
-import type { RoomHub, RoomHubs } from '../room-hub.js';
+import type { HubModule, RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Session } from '../session.js';
-import type { RoomMessage } from '../bus/signaling-bus.js';
 import type { Member } from './control/membership-store.js';
 
 /** A validated command's payload: `{action, ...}` as the namespace's schema allows. */
@@ -32,7 +31,8 @@ export type CommandPayload = { action: string } & Record<string, unknown>;
  */
 export type LeaveReason = 'quit' | 'timeout' | 'kicked' | 'banned' | 'sent_to_waiting_room';
 
-export interface SignalingModule {
+/** Its reactions to the room's messages and to its hubs opening and closing: HubModule (room-hub.ts). */
+export interface SignalingModule extends HubModule {
   readonly namespace: string;
   /**
    * A command of this namespace from a session, already checked against its generated validator.
@@ -45,16 +45,6 @@ export interface SignalingModule {
   peerData?(roomId: string, participantIds: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
   /** A participant left the room or the waiting room; `roomEmpty`: nobody is left in the room on any instance. */
   participantLeft?(session: Session, hub: RoomHub, info: { roomEmpty: boolean }): Promise<void>;
-  /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
-  onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
-  /**
-   * True when a local session in the message's audience should not get it after all: a duplicate,
-   * or an order for the instances (a moderator's command the target's instance carries out).
-   */
-  withholds?(session: Session, message: RoomMessage): boolean;
-  /** The first local session of a room arrived on this instance / the last one left. */
-  hubOpened?(hub: RoomHub): Promise<void>;
-  hubClosed?(hub: RoomHub): void;
   close?(): Promise<void>;
 }
 
