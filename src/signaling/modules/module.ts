@@ -19,7 +19,7 @@ import type { SignalingBus } from '../bus/signaling-bus.js';
 import type { HubModule, RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Session } from '../session.js';
-import type { Member } from './control/membership-store.js';
+import type { Member } from '../room-state/membership-store.js';
 
 /** A validated command's payload: `{action, ...}` as the namespace's schema allows. */
 export type CommandPayload = { action: string } & Record<string, unknown>;
@@ -87,4 +87,29 @@ export interface ControlModule extends SignalingModule {
   rename(session: Session, displayName: string): Promise<void>;
   /** A member of the room as the membership store has it, or undefined when it is not in the room (on any instance). */
   member(roomId: string, participantId: string): Promise<Member | undefined>;
+}
+
+/** What the control module asks of the moderation module during a join, a departure and a role change. */
+export interface ModerationModule extends SignalingModule {
+  readonly namespace: 'moderation';
+  /** A joining session must wait: the room has its waiting room on, it is no moderator and was not accepted before. */
+  mustWait(session: Session): Promise<boolean>;
+  /**
+   * Puts a joining session (display name and join time set) into the waiting room: state `waiting`,
+   * `joined_waiting_room` to the moderators, then `in_waiting_room` to it.
+   */
+  enterWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
+  /** The session's socket closed while it waited or was accepted: the moderators see it go. */
+  leaveWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
+  /** Whether participants of the room may raise their hands (no moderator disabled it). */
+  raiseHandsEnabled(roomId: string): Promise<boolean>;
+  /**
+   * Shows a participant just made a moderator the waiting room as a joining moderator sees it:
+   * `waiting_room_enabled` when it is on, then `joined_waiting_room` for each one waiting.
+   */
+  showWaitingRoom(session: Session): Promise<void>;
+}
+
+export function isModerationModule(module: SignalingModule | undefined): module is ModerationModule {
+  return module?.namespace === 'moderation';
 }

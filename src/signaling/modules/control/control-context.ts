@@ -11,9 +11,9 @@
 import type { ControlErrorEvent } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import type { ModerationModule } from '../moderation/moderation.module.js';
-import type { MembershipStore } from './membership-store.js';
-import { memberOf, type ControlChange } from './participant-view.js';
+import type { ModerationModule } from '../module.js';
+import type { MembershipStore } from '../../room-state/membership-store.js';
+import { memberOf, type ControlChange } from '../../room-state/member-records.js';
 
 export type ControlError = ControlErrorEvent['payload']['error'];
 

@@ -25,7 +25,7 @@ import type { Session } from '../../session.js';
 import { isRedisDown } from '../../shared-state.js';
 import type { ModuleDeps } from '../module.js';
 import { announceLeave } from '../../webhooks.js';
-import type { HostedRecords, Member, MemberRecord } from './membership-store.js';
+import type { HostedRecords, Member, MemberRecord } from '../../room-state/membership-store.js';
 
 export interface CrashCleanup {
   /** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */

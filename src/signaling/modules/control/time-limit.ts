@@ -10,7 +10,7 @@
  */
 import type { RoomContext } from '../../room-context.js';
 import type { ModuleDeps } from '../module.js';
-import type { MembershipStore } from './membership-store.js';
+import type { MembershipStore } from '../../room-state/membership-store.js';
 
 export interface TimeLimit {
   /** The end of the room's session, when its tariff limits the time. */

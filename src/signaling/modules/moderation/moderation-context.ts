@@ -13,8 +13,8 @@ import type { RoomEntryService } from '../../../domain/rooms/room-entry.service.
 import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session } from '../../session.js';
 import type { ControlModule, ModuleDeps } from '../module.js';
-import type { RoomSettingsStore } from './room-settings-store.js';
-import type { WaitingRoomStore } from './waiting-room-store.js';
+import type { RoomSettingsStore } from '../../room-state/room-settings-store.js';
+import type { WaitingRoomStore } from '../../room-state/waiting-room-store.js';
 
 export type ModerationError = ModerationErrorEvent['payload']['error'];
 

@@ -7,7 +7,8 @@
  * leave, and a moderator's `accept` (or switching the waiting room off) lets them `enter_room`.
  * The control module drives the join and the departure and calls this module for the waiting-room
  * part; this module calls the control module to take participants out of the room, to rename them
- * and to lower their hands.
+ * and to lower their hands. Each knows the other by its port in module.ts only, and both keep the
+ * room's state in the stores of room-state/.
  *
  * Who may send what: every command — moderators only (else `insufficient_permissions`).
  * Events: `in_waiting_room` to the joiner; `joined_waiting_room` and `left_waiting_room` to the
@@ -27,45 +28,20 @@ import type {
 import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
-import { byJoinTime, memberRecord } from '../control/participant-view.js';
-import type { ControlModule, ModuleDeps, SignalingModule } from '../module.js';
+import { byJoinTime, memberRecord } from '../../room-state/member-records.js';
+import type { ControlModule, ModerationModule, ModuleDeps } from '../module.js';
 import { createDisplayNames } from './display-names.js';
 import type { ModerationContext, ModerationError } from './moderation-context.js';
 import { createRaisedHands } from './raised-hands.js';
 import { createRemovals } from './removals.js';
-import { waitingRoomOn } from './room-settings-store.js';
-import { createLocalRoomSettingsStore } from './room-settings.local.js';
-import { createRedisRoomSettingsStore } from './room-settings.redis.js';
+import { waitingRoomOn } from '../../room-state/room-settings-store.js';
+import { createLocalRoomSettingsStore } from '../../room-state/room-settings.local.js';
+import { createRedisRoomSettingsStore } from '../../room-state/room-settings.redis.js';
 import { createWaitingRoomSwitch } from './waiting-room-switch.js';
-import { createLocalWaitingRoomStore } from './waiting-room.local.js';
-import { createRedisWaitingRoomStore } from './waiting-room.redis.js';
+import { createLocalWaitingRoomStore } from '../../room-state/waiting-room.local.js';
+import { createRedisWaitingRoomStore } from '../../room-state/waiting-room.redis.js';
 import { participantData } from '../../webhooks.js';
 import { createRoomEntryService } from '../../../domain/rooms/room-entry.service.js';
-
-/** What the control module asks of the moderation module during a join, a departure and a role change. */
-export interface ModerationModule extends SignalingModule {
-  readonly namespace: 'moderation';
-  /** A joining session must wait: the room has its waiting room on, it is no moderator and was not accepted before. */
-  mustWait(session: Session): Promise<boolean>;
-  /**
-   * Puts a joining session (display name and join time set) into the waiting room: state `waiting`,
-   * `joined_waiting_room` to the moderators, then `in_waiting_room` to it.
-   */
-  enterWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
-  /** The session's socket closed while it waited or was accepted: the moderators see it go. */
-  leaveWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
-  /** Whether participants of the room may raise their hands (no moderator disabled it). */
-  raiseHandsEnabled(roomId: string): Promise<boolean>;
-  /**
-   * Shows a participant just made a moderator the waiting room as a joining moderator sees it:
-   * `waiting_room_enabled` when it is on, then `joined_waiting_room` for each one waiting.
-   */
-  showWaitingRoom(session: Session): Promise<void>;
-}
-
-export function isModerationModule(module: SignalingModule | undefined): module is ModerationModule {
-  return module?.namespace === 'moderation';
-}
 
 export function createModerationModule(deps: ModuleDeps): ModerationModule {
   const waitingRoom = deps.redis ? createRedisWaitingRoomStore(deps.redis, deps.liveness?.id) : createLocalWaitingRoomStore();
