@@ -25,7 +25,7 @@ import type { SignalingModules } from './modules/index.js';
 import type { ParticipantContext, RoomContext } from './room-context.js';
 import type { RoomHub, RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
-import type { EventPayload, Session, SessionState, SharedFrame } from './session.js';
+import type { EventPayload, Session, SessionEnd, SessionState, SharedFrame } from './session.js';
 import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import { holdForTurn, textFrame } from './socket-writes.js';
 
@@ -47,6 +47,22 @@ type ConnectionError = 'invalid_json' | 'invalid_message' | 'invalid_namespace' 
 const PRESENT: ReadonlySet<SessionState> = new Set(['joined', 'waiting', 'accepted']);
 /** Passed on in any state: control drives the join flow (and answers `already_joined`), echo is a heartbeat. */
 const BEFORE_JOIN: ReadonlySet<string> = new Set(['control', 'echo']);
+
+/**
+ * The close code and text of each way the server ends a session: a removal, the time limit and a
+ * resumption elsewhere end it normally (1000); a sweep or a shutdown is going away (1001), after
+ * which clients reconnect; a failure halfway is 1011.
+ */
+export const CLOSE_FRAMES: Readonly<Record<SessionEnd, readonly [code: number, text: string]>> = {
+  kicked: [1000, 'kicked'],
+  banned: [1000, 'banned'],
+  debriefed: [1000, 'session ended'],
+  time_limit: [1000, 'room time limit reached'],
+  resumed_elsewhere: [1000, 'session resumed elsewhere'],
+  taken_for_gone: [1001, 'taken for gone'],
+  server_shutdown: [1001, 'server shutting down'],
+  failed: [1011, 'internal error'],
+};
 
 const utf8 = new TextDecoder('utf-8', { fatal: true });
 
@@ -89,7 +105,7 @@ export class Connection implements Session {
     // ws closes the socket itself on a protocol error (1002, 1007, 1009 over max_frame_bytes …)
     ws.on('error', (err) => this.log.debug({ err }, 'signaling socket error'));
     this.done = new Promise((resolve) =>
-      ws.once('close', () => resolve(this.leave().catch((err: unknown) => this.log.error({ err }, 'closing the session failed')))),
+      ws.once('close', () => resolve(this.depart().catch((err: unknown) => this.log.error({ err }, 'closing the session failed')))),
     );
     this.startHeartbeat();
   }
@@ -119,8 +135,9 @@ export class Connection implements Session {
     return JSON.stringify({ namespace, timestamp: new Date(this.deps.scheduler.now()).toISOString(), payload });
   }
 
-  close(code: number, reason?: string): void {
-    this.ws.close(code, reason);
+  leave(reason: SessionEnd): void {
+    const [code, text] = CLOSE_FRAMES[reason];
+    this.ws.close(code, text);
   }
 
   enqueue(task: () => Promise<void>): void {
@@ -158,7 +175,7 @@ export class Connection implements Session {
     if (hub.status === 'rejected') {
       this.log.error({ err: hub.reason }, 'the room hub did not open; closing the socket');
       this.closing = true;
-      this.ws.close(1011, 'internal error');
+      this.leave('failed');
       return;
     }
     this.hub = hub.value;
@@ -197,7 +214,7 @@ export class Connection implements Session {
     this.every(this.deps.config.resumption_refresh_ms, () => {
       this.deps.signalingStore.refreshResumption(this.participant.resumption).then(
         // gone: a resuming start took the token, so another socket now speaks for this participant
-        (alive) => alive || this.close(1000, 'session resumed elsewhere'),
+        (alive) => alive || this.leave('resumed_elsewhere'),
         (err: unknown) => this.log.warn({ err }, 'resumption record not refreshed'),
       );
     });
@@ -259,7 +276,7 @@ export class Connection implements Session {
    * waiting room) through the control module, then leave the hub and keep the resumption token
    * usable for its grace period. Commands still waiting are dropped.
    */
-  private async leave(): Promise<void> {
+  private async depart(): Promise<void> {
     this.closing = true;
     for (const timer of this.timers) clearTimeout(timer); // intervals too: Node clears either kind
     await this.queue;

@@ -8,13 +8,31 @@
  */
 import type { Logger } from '../logger.js';
 import type { RoomMessage, SignalingBus } from './bus/signaling-bus.js';
-import type { SignalingModule } from './modules/module.js';
 import type { EventPayload, Session, SharedFrame } from './session.js';
 
 /** A server frame's namespace and payload. */
 export interface Frame {
   namespace: string;
   payload: EventPayload;
+}
+
+/**
+ * A module as its room hubs see it (modules/module.ts's SignalingModule is one): what the hub shows
+ * the module a room message belongs to, and every module as a hub opens and closes. The hub knows
+ * modules by this shape only, so that modules may use the hub without a loop between them.
+ */
+export interface HubModule {
+  readonly namespace: string;
+  /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
+  onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
+  /**
+   * True when a local session in the message's audience should not get it after all: a duplicate,
+   * or an order for the instances (a moderator's command the target's instance carries out).
+   */
+  withholds?(session: Session, message: RoomMessage): boolean;
+  /** The first local session of a room arrived on this instance / the last one left. */
+  hubOpened?(hub: RoomHub): Promise<void>;
+  hubClosed?(hub: RoomHub): void;
 }
 
 /** A room message on its way to local sessions, with the frame they share. */
@@ -32,7 +50,7 @@ export class RoomHub {
   constructor(
     readonly roomId: string,
     private readonly bus: SignalingBus,
-    private readonly modules: ReadonlyMap<string, SignalingModule>,
+    private readonly modules: ReadonlyMap<string, HubModule>,
     private readonly logger: Logger,
   ) {}
 
@@ -135,7 +153,7 @@ export class RoomHubs {
 
   constructor(
     private readonly bus: SignalingBus,
-    private readonly modules: ReadonlyMap<string, SignalingModule>,
+    private readonly modules: ReadonlyMap<string, HubModule>,
     private readonly logger: Logger,
   ) {}
 

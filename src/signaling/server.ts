@@ -18,6 +18,7 @@ import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/schema.js';
 import { isDatabaseDown } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
+import { createRoomEntryService } from '../domain/rooms/room-entry.service.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
 import { errors } from '../http/errors.js';
 import type { Logger } from '../logger.js';
@@ -94,7 +95,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   // shared state: this instance's records name it, so that the others can clean up after it should it die
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
   const webhooks = createSignalingWebhooks(db, log, { ...SIGNALING_WEBHOOKS_DEFAULTS, onDrop: metrics.webhookEventDropped });
-  const modules = createSignalingModules({ config, db, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
+  const roomEntry = createRoomEntryService({ db, callIn: config.call_in });
+  const modules = createSignalingModules({ config, db, roomEntry, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };
@@ -130,7 +132,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     let held: Acquired | undefined;
     try {
       const ticket = await signalingStore.takeTicket(offer.ticket);
-      context = ticket && (await loadRoomContext(db, tariffs, ticket, config.call_in));
+      context = ticket && (await loadRoomContext(roomEntry, tariffs, ticket));
       // counted from here until the socket closes, on every path (a refusal below releases at once)
       if (context) held = await socketCaps.acquire(context.participant.who, sourceAddress(request, config.http.trust_proxy));
     } catch (err) {
@@ -199,7 +201,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     async close() {
       closing = true;
       await Promise.allSettled(upgrading);
-      for (const connection of connections) connection.close(1001, 'server shutting down');
+      for (const connection of connections) connection.leave('server_shutdown');
       const cut = setTimeout(() => {
         for (const connection of connections) connection.terminate();
       }, CLOSE_GRACE_MS);

@@ -10,6 +10,21 @@ import type { ParticipantContext, RoomContext } from './room-context.js';
 
 export type SessionState = 'connected' | 'waiting' | 'accepted' | 'joined' | 'closed';
 
+/**
+ * Why the server ends a session: a moderator's `kick`, `ban` or debriefing, the room's time limit,
+ * a sweep that took its instance for dead, a failure halfway through a step, another socket resuming
+ * it, the server's shutdown. The connection turns each into the socket's close code.
+ */
+export type SessionEnd =
+  | 'kicked'
+  | 'banned'
+  | 'debriefed'
+  | 'time_limit'
+  | 'taken_for_gone'
+  | 'failed'
+  | 'resumed_elsewhere'
+  | 'server_shutdown';
+
 /** A server event payload: tagged by `message` (by `action` in the echo namespace). */
 export type EventPayload = Record<string, unknown>;
 
@@ -42,8 +57,8 @@ export interface Session {
   send(namespace: string, payload: EventPayload): void;
   /** Sends a frame shared with other sessions, as `send` would; a session without it is sent the frame by `send`. */
   sendShared?(frame: SharedFrame): void;
-  /** Closes the socket (1000 normal, 1001 going away …). */
-  close(code: number, reason?: string): void;
+  /** Ends the session: its socket closes, with the close code the connection gives the reason; its departure follows. */
+  leave(reason: SessionEnd): void;
   /**
    * Runs `task` in this session's order, as one of its commands: after the command (or task) in
    * progress, before its next one and before its departure. A module acts so on a room message

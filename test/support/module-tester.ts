@@ -35,7 +35,8 @@ import type { CommandPayload, ControlModule, LeaveReason, ModuleDeps, SignalingM
 import type { ParticipantContext, ParticipationKind, RoomContext } from '../../src/signaling/room-context.js';
 import { RoomHubs, type RoomHub } from '../../src/signaling/room-hub.js';
 import type { Scheduler } from '../../src/signaling/scheduler.js';
-import type { EventPayload, Session, SessionState } from '../../src/signaling/session.js';
+import { CLOSE_FRAMES } from '../../src/signaling/connection.js';
+import type { EventPayload, Session, SessionEnd, SessionState } from '../../src/signaling/session.js';
 import { checkServerFrame, type ServerFrame } from './signaling-client.js';
 
 /** A scheduler on a clock that only `advance` moves. */
@@ -124,6 +125,12 @@ export class FakeSession implements Session {
     if (!this.socketOpen) return;
     this.closedWith = { code, ...(reason !== undefined ? { reason } : {}) };
     this.socket.closed(this);
+  }
+
+  /** As the connection ends a session: the close code and text it gives the reason. */
+  leave(reason: SessionEnd): void {
+    const [code, text] = CLOSE_FRAMES[reason];
+    this.close(code, text);
   }
 
   enqueue(task: () => Promise<void>): void {

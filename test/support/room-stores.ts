@@ -7,7 +7,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe } from 'vitest';
-import type { MemberRecord } from '../../src/signaling/modules/control/membership-store.js';
+import type { MemberRecord } from '../../src/signaling/room-state/membership-store.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 

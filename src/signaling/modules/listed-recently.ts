@@ -10,7 +10,7 @@
  * forgotten after those seconds. Arrival times come from the arriving participant's instance, so a
  * clock of another instance running behind by more than the window lets a duplicate through.
  */
-import type { MemberRecord } from './control/membership-store.js';
+import type { MemberRecord } from '../room-state/membership-store.js';
 import type { EventPayload, Session } from '../session.js';
 
 /**

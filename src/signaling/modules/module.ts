@@ -11,15 +11,15 @@ import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
+import type { RoomEntryService } from '../../domain/rooms/room-entry.service.js';
 import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceLiveness } from '../../redis/instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
-import type { RoomHub, RoomHubs } from '../room-hub.js';
+import type { HubModule, RoomHub, RoomHubs } from '../room-hub.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Session } from '../session.js';
-import type { RoomMessage } from '../bus/signaling-bus.js';
-import type { Member } from './control/membership-store.js';
+import type { Member } from '../room-state/membership-store.js';
 
 /** A validated command's payload: `{action, ...}` as the namespace's schema allows. */
 export type CommandPayload = { action: string } & Record<string, unknown>;
@@ -31,7 +31,8 @@ export type CommandPayload = { action: string } & Record<string, unknown>;
  */
 export type LeaveReason = 'quit' | 'timeout' | 'kicked' | 'banned' | 'sent_to_waiting_room';
 
-export interface SignalingModule {
+/** Its reactions to the room's messages and to its hubs opening and closing: HubModule (room-hub.ts). */
+export interface SignalingModule extends HubModule {
   readonly namespace: string;
   /**
    * A command of this namespace from a session, already checked against its generated validator.
@@ -44,16 +45,6 @@ export interface SignalingModule {
   peerData?(roomId: string, participantIds: readonly string[]): Promise<ReadonlyMap<string, unknown>>;
   /** A participant left the room or the waiting room; `roomEmpty`: nobody is left in the room on any instance. */
   participantLeft?(session: Session, hub: RoomHub, info: { roomEmpty: boolean }): Promise<void>;
-  /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
-  onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
-  /**
-   * True when a local session in the message's audience should not get it after all: a duplicate,
-   * or an order for the instances (a moderator's command the target's instance carries out).
-   */
-  withholds?(session: Session, message: RoomMessage): boolean;
-  /** The first local session of a room arrived on this instance / the last one left. */
-  hubOpened?(hub: RoomHub): Promise<void>;
-  hubClosed?(hub: RoomHub): void;
   close?(): Promise<void>;
 }
 
@@ -61,6 +52,8 @@ export interface SignalingModule {
 export interface ModuleDeps {
   config: Config;
   db: Kysely<DB>;
+  /** Who may enter a room, and bans (the moderation module's `ban`); absent: the room entry service on `db`. */
+  roomEntry?: RoomEntryService;
   redis?: Redis;
   /** With `redis`: this instance's id and liveness, which the records it hosts name (crash cleanup). */
   liveness?: InstanceLiveness;
@@ -94,4 +87,29 @@ export interface ControlModule extends SignalingModule {
   rename(session: Session, displayName: string): Promise<void>;
   /** A member of the room as the membership store has it, or undefined when it is not in the room (on any instance). */
   member(roomId: string, participantId: string): Promise<Member | undefined>;
+}
+
+/** What the control module asks of the moderation module during a join, a departure and a role change. */
+export interface ModerationModule extends SignalingModule {
+  readonly namespace: 'moderation';
+  /** A joining session must wait: the room has its waiting room on, it is no moderator and was not accepted before. */
+  mustWait(session: Session): Promise<boolean>;
+  /**
+   * Puts a joining session (display name and join time set) into the waiting room: state `waiting`,
+   * `joined_waiting_room` to the moderators, then `in_waiting_room` to it.
+   */
+  enterWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
+  /** The session's socket closed while it waited or was accepted: the moderators see it go. */
+  leaveWaitingRoom(session: Session, hub: RoomHub): Promise<void>;
+  /** Whether participants of the room may raise their hands (no moderator disabled it). */
+  raiseHandsEnabled(roomId: string): Promise<boolean>;
+  /**
+   * Shows a participant just made a moderator the waiting room as a joining moderator sees it:
+   * `waiting_room_enabled` when it is on, then `joined_waiting_room` for each one waiting.
+   */
+  showWaitingRoom(session: Session): Promise<void>;
+}
+
+export function isModerationModule(module: SignalingModule | undefined): module is ModerationModule {
+  return module?.namespace === 'moderation';
 }

@@ -9,9 +9,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { Member } from '../../../src/signaling/modules/control/membership-store.js';
-import { createRedisMembershipStore, ROOM_RECORDS_TTL_MS } from '../../../src/signaling/modules/control/membership.redis.js';
-import { createRedisWaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room.redis.js';
+import type { Member } from '../../../src/signaling/room-state/membership-store.js';
+import { createRedisMembershipStore, ROOM_RECORDS_TTL_MS } from '../../../src/signaling/room-state/membership.redis.js';
+import { createRedisWaitingRoomStore } from '../../../src/signaling/room-state/waiting-room.redis.js';
 import { guestRecord, T0 } from '../../support/room-stores.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;

@@ -10,9 +10,9 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createControlModule } from '../../../src/signaling/modules/control/control.module.js';
-import type { MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
-import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
-import { memberOf } from '../../../src/signaling/modules/control/participant-view.js';
+import type { MembershipStore } from '../../../src/signaling/room-state/membership-store.js';
+import { createLocalMembershipStore } from '../../../src/signaling/room-state/membership.local.js';
+import { memberOf } from '../../../src/signaling/room-state/member-records.js';
 import { createTimeLimit } from '../../../src/signaling/modules/control/time-limit.js';
 import { createModerationModule } from '../../../src/signaling/modules/moderation/moderation.module.js';
 import type { ControlModule, SignalingModule } from '../../../src/signaling/modules/module.js';

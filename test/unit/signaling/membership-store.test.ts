@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import type { Member, MembershipStore } from '../../../src/signaling/modules/control/membership-store.js';
-import { createLocalMembershipStore } from '../../../src/signaling/modules/control/membership.local.js';
-import { createRedisMembershipStore } from '../../../src/signaling/modules/control/membership.redis.js';
+import type { Member, MembershipStore } from '../../../src/signaling/room-state/membership-store.js';
+import { createLocalMembershipStore } from '../../../src/signaling/room-state/membership.local.js';
+import { createRedisMembershipStore } from '../../../src/signaling/room-state/membership.redis.js';
 import { byId, describeRoomStore, guestRecord, T0 } from '../../support/room-stores.js';
 
 /** A guest member (a new id each time), joined at T0. */

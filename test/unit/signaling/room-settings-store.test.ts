@@ -6,10 +6,10 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import type { RoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings-store.js';
-import { createLocalRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.local.js';
-import { createRedisRoomSettingsStore } from '../../../src/signaling/modules/moderation/room-settings.redis.js';
-import { ROOM_RECORDS_TTL_MS } from '../../../src/signaling/modules/control/membership.redis.js';
+import type { RoomSettingsStore } from '../../../src/signaling/room-state/room-settings-store.js';
+import { createLocalRoomSettingsStore } from '../../../src/signaling/room-state/room-settings.local.js';
+import { createRedisRoomSettingsStore } from '../../../src/signaling/room-state/room-settings.redis.js';
+import { ROOM_RECORDS_TTL_MS } from '../../../src/signaling/room-state/membership.redis.js';
 import { describeRoomStore } from '../../support/room-stores.js';
 
 const DEFAULTS = { raiseHandsEnabled: true };

@@ -5,9 +5,9 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import type { WaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room-store.js';
-import { createLocalWaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room.local.js';
-import { createRedisWaitingRoomStore } from '../../../src/signaling/modules/moderation/waiting-room.redis.js';
+import type { WaitingRoomStore } from '../../../src/signaling/room-state/waiting-room-store.js';
+import { createLocalWaitingRoomStore } from '../../../src/signaling/room-state/waiting-room.local.js';
+import { createRedisWaitingRoomStore } from '../../../src/signaling/room-state/waiting-room.redis.js';
 import { byId, describeRoomStore, guestRecord as waiter } from '../../support/room-stores.js';
 
 /** The cases, for two stores over the same state (the same store twice in process). */

@@ -53,128 +53,139 @@ type Sent = ChatMessageSentEvent['payload'];
 type ScopedCommand = Pick<ChatSendMessageCommand['payload'], 'scope' | 'target'>;
 type Notice = 'chat_enabled' | 'chat_disabled' | 'history_cleared';
 
+/** What the module's functions work with. */
+interface ChatParts {
+  deps: ModuleDeps;
+  store: ChatStore;
+  /** Per joiner: the recent messages its history showed, whose `message_sent` it must not get again. */
+  shownAtJoin: WeakMap<Session, Set<string>>;
+}
+
 /** `store`: where the chat lives; Redis when `deps.redis` is set (tests give two modules one store, as two instances). */
 export function createChatModule(deps: ModuleDeps, store: ChatStore = defaultStore(deps)): SignalingModule {
-  /** Per joiner: the recent messages its history showed, whose `message_sent` it must not get again. */
-  const shownAtJoin = new WeakMap<Session, Set<string>>();
-
-  const fail = (session: Session, error: ChatError) => session.send(NAMESPACE, { message: 'error', error });
-  const groupsOf = (session: Session): readonly string[] => session.participant.groups ?? [];
-  /** Whether the participant is in the room now, on any instance. */
-  const inRoom = async (roomId: string, participantId: string) =>
-    (await (deps.modules().get('control') as ControlModule).member(roomId, participantId)) !== undefined;
-
-  /** The scope a command names, if the sender may use it: one of its groups, or another participant. */
-  function scopeOf(session: Session, { scope, target }: ScopedCommand): ScopeRef | undefined {
-    if (scope === 'global') return { scope };
-    // the schema requires a target for these scopes (and a uuid for a private one)
-    if (scope === 'group') return groupsOf(session).includes(target!) ? { scope, target: target! } : undefined;
-    return target !== session.participant.id ? { scope, target: target! } : undefined;
-  }
-
-  async function sendMessage(session: Session, command: ChatSendMessageCommand['payload'], hub: RoomHub): Promise<void> {
-    const { content } = command;
-    if (content.trim() === '') return fail(session, 'empty_message');
-    if ([...content].length > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
-    const scope = scopeOf(session, command);
-    if (!scope) return fail(session, 'invalid_target');
-    if (scope.scope === 'private' && !(await inRoom(hub.roomId, scope.target))) return fail(session, 'invalid_target');
-    const message: StoredMessage = {
-      id: randomUUID(),
-      source: session.participant.id,
-      content,
-      ...scope,
-      timestamp: new Date(deps.scheduler.now()).toISOString(),
-    };
-    if ((await store.post(hub.roomId, message)) === 'chat_disabled') return fail(session, 'chat_disabled');
-    const { timestamp: _, ...fields } = message;
-    await hub.publish({ namespace: NAMESPACE, payload: { message: 'message_sent', ...fields }, audience: { to: 'room' } });
-  }
-
-  async function setLastSeen(session: Session, command: ChatSetLastSeenTimestampCommand['payload'], hub: RoomHub): Promise<void> {
-    const { id } = session.participant;
-    const scope = scopeOf(session, command);
-    // a private chat's: with one in the room, or one it exchanged messages with (who may have left)
-    const readable =
-      scope !== undefined &&
-      (scope.scope !== 'private' || (await inRoom(hub.roomId, scope.target)) || (await store.isCorrespondent(hub.roomId, id, scope.target)));
-    if (!readable) return fail(session, 'invalid_target');
-    await store.setLastSeen(hub.roomId, id, scope, command.timestamp);
-  }
-
-  /** A moderator's command: its change, then everyone is told who made it. */
-  async function moderate(session: Session, hub: RoomHub, change: () => Promise<void>, notice: Notice): Promise<void> {
-    if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
-    await change();
-    await hub.publish({ namespace: NAMESPACE, payload: { message: notice, issued_by: session.participant.id }, audience: { to: 'room' } });
-  }
-
-  /** Remembers the messages of the joiner's histories that may still reach it as events. */
-  function rememberShown(session: Session, state: ChatState): void {
-    const since = deps.scheduler.now() - IN_FLIGHT_MS;
-    const histories = [state.room, ...state.groups.map((group) => group.history), ...state.private.map((chat) => chat.history)];
-    const recent = new Set(histories.flat().filter((message) => Date.parse(message.timestamp) >= since).map((message) => message.id));
-    if (recent.size === 0) return;
-    shownAtJoin.set(session, recent);
-    // housekeeping on the real clock: it frees memory and decides nothing
-    setTimeout(() => {
-      if (shownAtJoin.get(session) === recent) shownAtJoin.delete(session);
-    }, IN_FLIGHT_MS).unref();
-  }
-
-  /** Whether the session is in the audience of a message's scope. */
-  function hears(session: Session, { scope, source, target }: Sent): boolean {
-    if (scope === 'group') return groupsOf(session).includes(target!);
-    if (scope === 'private') return session.participant.id === source || session.participant.id === target;
-    return true;
-  }
-
+  const parts: ChatParts = { deps, store, shownAtJoin: new WeakMap() };
   return {
     namespace: NAMESPACE,
-
-    async handleCommand(session: Session, command: CommandPayload, hub: RoomHub) {
-      switch (command.action) {
-        case 'send_message':
-          return sendMessage(session, command as ChatSendMessageCommand['payload'], hub);
-        case 'set_last_seen_timestamp':
-          return setLastSeen(session, command as ChatSetLastSeenTimestampCommand['payload'], hub);
-        case 'enable_chat':
-          return moderate(session, hub, () => store.setEnabled(hub.roomId, true), 'chat_enabled');
-        case 'disable_chat':
-          return moderate(session, hub, () => store.setEnabled(hub.roomId, false), 'chat_disabled');
-        case 'clear_history':
-          return moderate(session, hub, () => store.clearRoomHistory(hub.roomId), 'history_cleared');
-        default:
-          throw new Error(`chat has no command ${command.action}`);
-      }
-    },
-
-    async joinData(session: Session): Promise<ChatJoinData> {
-      const state = await store.join(session.room.roomId, session.participant.id, groupsOf(session));
-      rememberShown(session, state);
-      return {
-        enabled: state.enabled,
-        room_history: state.room,
-        groups_history: state.groups,
-        private_history: state.private,
-        last_seen_timestamp_global: state.lastSeen.global ?? null,
-        last_seen_timestamps_group: state.lastSeen.groups,
-        last_seen_timestamps_private: state.lastSeen.private,
-      };
-    },
-
-    async participantLeft(_session: Session, hub: RoomHub, { roomEmpty }) {
+    handleCommand: (session, command, hub) => handleCommand(parts, session, command, hub),
+    joinData: (session) => joinData(parts, session),
+    async participantLeft(_session, hub, { roomEmpty }) {
       if (roomEmpty) await store.forget(hub.roomId);
     },
-
-    withholds(session: Session, message: RoomMessage) {
-      const payload = message.payload as Sent;
-      if (payload.message !== 'message_sent') return false;
-      // its history showed it already: the one event of it is dropped
-      if (shownAtJoin.get(session)?.delete(payload.id)) return true;
-      return !hears(session, payload);
-    },
+    withholds: (session, message) => withholds(parts, session, message),
   };
+}
+
+const fail = (session: Session, error: ChatError) => session.send(NAMESPACE, { message: 'error', error });
+const groupsOf = (session: Session): readonly string[] => session.participant.groups ?? [];
+
+/** Whether the participant is in the room now, on any instance. */
+async function inRoom(deps: ModuleDeps, roomId: string, participantId: string): Promise<boolean> {
+  return (await (deps.modules().get('control') as ControlModule).member(roomId, participantId)) !== undefined;
+}
+
+async function handleCommand(parts: ChatParts, session: Session, command: CommandPayload, hub: RoomHub): Promise<void> {
+  const { store } = parts;
+  switch (command.action) {
+    case 'send_message':
+      return sendMessage(parts, session, command as ChatSendMessageCommand['payload'], hub);
+    case 'set_last_seen_timestamp':
+      return setLastSeen(parts, session, command as ChatSetLastSeenTimestampCommand['payload'], hub);
+    case 'enable_chat':
+      return moderate(session, hub, () => store.setEnabled(hub.roomId, true), 'chat_enabled');
+    case 'disable_chat':
+      return moderate(session, hub, () => store.setEnabled(hub.roomId, false), 'chat_disabled');
+    case 'clear_history':
+      return moderate(session, hub, () => store.clearRoomHistory(hub.roomId), 'history_cleared');
+    default:
+      throw new Error(`chat has no command ${command.action}`);
+  }
+}
+
+/** The scope a command names, if the sender may use it: one of its groups, or another participant. */
+function scopeOf(session: Session, { scope, target }: ScopedCommand): ScopeRef | undefined {
+  if (scope === 'global') return { scope };
+  // the schema requires a target for these scopes (and a uuid for a private one)
+  if (scope === 'group') return groupsOf(session).includes(target!) ? { scope, target: target! } : undefined;
+  return target !== session.participant.id ? { scope, target: target! } : undefined;
+}
+
+async function sendMessage({ deps, store }: ChatParts, session: Session, command: ChatSendMessageCommand['payload'], hub: RoomHub): Promise<void> {
+  const { content } = command;
+  if (content.trim() === '') return fail(session, 'empty_message');
+  if ([...content].length > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
+  const scope = scopeOf(session, command);
+  if (!scope) return fail(session, 'invalid_target');
+  if (scope.scope === 'private' && !(await inRoom(deps, hub.roomId, scope.target))) return fail(session, 'invalid_target');
+  const message: StoredMessage = {
+    id: randomUUID(),
+    source: session.participant.id,
+    content,
+    ...scope,
+    timestamp: new Date(deps.scheduler.now()).toISOString(),
+  };
+  if ((await store.post(hub.roomId, message)) === 'chat_disabled') return fail(session, 'chat_disabled');
+  const { timestamp: _, ...fields } = message;
+  await hub.publish({ namespace: NAMESPACE, payload: { message: 'message_sent', ...fields }, audience: { to: 'room' } });
+}
+
+async function setLastSeen({ deps, store }: ChatParts, session: Session, command: ChatSetLastSeenTimestampCommand['payload'], hub: RoomHub): Promise<void> {
+  const { id } = session.participant;
+  const scope = scopeOf(session, command);
+  // a private chat's: with one in the room, or one it exchanged messages with (who may have left)
+  const readable =
+    scope !== undefined &&
+    (scope.scope !== 'private' || (await inRoom(deps, hub.roomId, scope.target)) || (await store.isCorrespondent(hub.roomId, id, scope.target)));
+  if (!readable) return fail(session, 'invalid_target');
+  await store.setLastSeen(hub.roomId, id, scope, command.timestamp);
+}
+
+/** A moderator's command: its change, then everyone is told who made it. */
+async function moderate(session: Session, hub: RoomHub, change: () => Promise<void>, notice: Notice): Promise<void> {
+  if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
+  await change();
+  await hub.publish({ namespace: NAMESPACE, payload: { message: notice, issued_by: session.participant.id }, audience: { to: 'room' } });
+}
+
+async function joinData(parts: ChatParts, session: Session): Promise<ChatJoinData> {
+  const state = await parts.store.join(session.room.roomId, session.participant.id, groupsOf(session));
+  rememberShown(parts, session, state);
+  return {
+    enabled: state.enabled,
+    room_history: state.room,
+    groups_history: state.groups,
+    private_history: state.private,
+    last_seen_timestamp_global: state.lastSeen.global ?? null,
+    last_seen_timestamps_group: state.lastSeen.groups,
+    last_seen_timestamps_private: state.lastSeen.private,
+  };
+}
+
+/** Remembers the messages of the joiner's histories that may still reach it as events. */
+function rememberShown({ deps, shownAtJoin }: ChatParts, session: Session, state: ChatState): void {
+  const since = deps.scheduler.now() - IN_FLIGHT_MS;
+  const histories = [state.room, ...state.groups.map((group) => group.history), ...state.private.map((chat) => chat.history)];
+  const recent = new Set(histories.flat().filter((message) => Date.parse(message.timestamp) >= since).map((message) => message.id));
+  if (recent.size === 0) return;
+  shownAtJoin.set(session, recent);
+  // housekeeping on the real clock: it frees memory and decides nothing
+  setTimeout(() => {
+    if (shownAtJoin.get(session) === recent) shownAtJoin.delete(session);
+  }, IN_FLIGHT_MS).unref();
+}
+
+function withholds({ shownAtJoin }: ChatParts, session: Session, message: RoomMessage): boolean {
+  const payload = message.payload as Sent;
+  if (payload.message !== 'message_sent') return false;
+  // its history showed it already: the one event of it is dropped
+  if (shownAtJoin.get(session)?.delete(payload.id)) return true;
+  return !hears(session, payload);
+}
+
+/** Whether the session is in the audience of a message's scope. */
+function hears(session: Session, { scope, source, target }: Sent): boolean {
+  if (scope === 'group') return groupsOf(session).includes(target!);
+  if (scope === 'private') return session.participant.id === source || session.participant.id === target;
+  return true;
 }
 
 function defaultStore(deps: ModuleDeps): ChatStore {

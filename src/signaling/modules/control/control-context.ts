@@ -11,9 +11,12 @@
 import type { ControlErrorEvent } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import type { ModerationModule } from '../moderation/moderation.module.js';
-import type { MembershipStore } from './membership-store.js';
-import { memberOf, type ControlChange } from './participant-view.js';
+import type { ListedRecently } from '../listed-recently.js';
+import type { ModerationModule, ModuleDeps } from '../module.js';
+import type { CrashCleanup } from './membership-sweep.js';
+import type { TimeLimit } from './time-limit.js';
+import type { MembershipStore } from '../../room-state/membership-store.js';
+import { memberOf, type ControlChange } from '../../room-state/member-records.js';
 
 export type ControlError = ControlErrorEvent['payload']['error'];
 
@@ -26,6 +29,19 @@ export interface ControlContext {
   fail(session: Session, error: ControlError): void;
   /** The server time, RFC 3339. */
   now(): string;
+}
+
+/**
+ * What the control module's join and departure (entering.ts, departure.ts) work with, beside the
+ * context its hands and roles share: the module's dependencies, the room's time limit, the recent
+ * entrants each joiner was listed, and (with Redis) the cleanup after dead instances.
+ */
+export interface ControlParts extends ControlContext {
+  deps: ModuleDeps;
+  timeLimit: TimeLimit;
+  /** Per joiner: the recent entrants its `join_success` listed, whose `joined` it must not get again. */
+  listed: ListedRecently;
+  crashCleanup?: CrashCleanup;
 }
 
 /** Writes the joined session's changed record to the membership store, then makes the change on the session. */

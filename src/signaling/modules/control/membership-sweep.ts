@@ -15,7 +15,7 @@
  * lifetime plus one sweep interval.
  *
  * An instance that finds it was itself taken for dead (Redis away longer than the lifetime, for it
- * alone) closes the sockets whose records were removed meanwhile with 1001: the others saw them
+ * alone) ends the sessions whose records were removed meanwhile (`taken_for_gone`): the others saw them
  * leave, and they come back with a new join.
  */
 import type { InstanceLiveness } from '../../../redis/instance-liveness.js';
@@ -25,7 +25,7 @@ import type { Session } from '../../session.js';
 import { isRedisDown } from '../../../redis/redis.js';
 import type { ModuleDeps } from '../module.js';
 import { announceLeave } from '../../webhooks.js';
-import type { HostedRecords, Member, MemberRecord } from './membership-store.js';
+import type { HostedRecords, Member, MemberRecord } from '../../room-state/membership-store.js';
 
 export interface CrashCleanup {
   /** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */
@@ -112,7 +112,7 @@ export function createCrashCleanup({ deps, liveness, members, waiting, participa
       for (const { session, state } of settled) {
         if (session.state !== state) continue; // left, entered or was moved meanwhile: its record changed with it
         const hosts = state === 'joined' ? memberHosts : state === 'waiting' ? waitingHosts : undefined;
-        if (hosts && hosts.get(session.participant.id) !== liveness.id) session.close(1001, 'taken for gone');
+        if (hosts && hosts.get(session.participant.id) !== liveness.id) session.leave('taken_for_gone');
       }
     }
   }
@@ -165,7 +165,7 @@ function departed(room: RoomContext, record: MemberRecord, userId: string | unde
     handIsUp: control.hand_is_up,
     handUpdatedAt: control.hand_updated_at,
     send: () => undefined,
-    close: () => undefined,
+    leave: () => undefined,
     enqueue: () => undefined,
   };
 }

@@ -1,7 +1,7 @@
 /**
  * The tariff's `room_time_limit_secs`: a room's session ends that long after it began (its first
  * join since it was last empty), whichever instance its participants are on. Each instance closes
- * its own sessions of the room (1000), those waiting to enter too, when the time is up; the timer
+ * its own sessions of the room (`time_limit`), those waiting to enter too, when the time is up; the timer
  * is armed when a participant joins here and disarmed when the room's last local session leaves
  * this instance.
  *
@@ -10,7 +10,7 @@
  */
 import type { RoomContext } from '../../room-context.js';
 import type { ModuleDeps } from '../module.js';
-import type { MembershipStore } from './membership-store.js';
+import type { MembershipStore } from '../../room-state/membership-store.js';
 
 export interface TimeLimit {
   /** The end of the room's session, when its tariff limits the time. */
@@ -37,7 +37,7 @@ export function createTimeLimit(deps: Pick<ModuleDeps, 'scheduler' | 'hubs' | 'l
     const current = startedAtMs === undefined ? undefined : limit.closesAt(room, startedAtMs);
     if (current === undefined) return;
     if (current > deps.scheduler.now()) return limit.arm(room, current);
-    for (const session of [...hub.sessions.values()]) session.close(1000, 'room time limit reached');
+    for (const session of [...hub.sessions.values()]) session.leave('time_limit');
   }
 
   const limit: TimeLimit = {

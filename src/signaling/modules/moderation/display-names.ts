@@ -11,7 +11,7 @@ import type { ModerationChangeDisplayNameCommand } from '../../../../generated/s
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import { displayNameOf } from '../control/display-name.js';
+import { displayNameOf } from '../../room-state/display-name.js';
 import type { ModerationContext } from './moderation-context.js';
 
 /** The order's tag: the command's own action (no client is sent it). */

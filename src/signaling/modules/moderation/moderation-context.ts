@@ -9,16 +9,20 @@
  * (`Session.enqueue`), so it never races the session's own commands or its departure.
  */
 import type { ModerationErrorEvent } from '../../../../generated/signaling/types.js';
+import type { RoomEntryService } from '../../../domain/rooms/room-entry.service.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { EventPayload, Session } from '../../session.js';
+import type { ListedRecently } from '../listed-recently.js';
 import type { ControlModule, ModuleDeps } from '../module.js';
-import type { RoomSettingsStore } from './room-settings-store.js';
-import type { WaitingRoomStore } from './waiting-room-store.js';
+import type { RoomSettingsStore } from '../../room-state/room-settings-store.js';
+import type { WaitingRoomStore } from '../../room-state/waiting-room-store.js';
 
 export type ModerationError = ModerationErrorEvent['payload']['error'];
 
 export interface ModerationContext {
   deps: ModuleDeps;
+  /** Bans (of a user, or of a guest's invite code). */
+  roomEntry: RoomEntryService;
   waitingRoom: WaitingRoomStore;
   settings: RoomSettingsStore;
   control(): ControlModule;
@@ -33,6 +37,12 @@ export interface ModerationContext {
    * `left_waiting_room` to the moderators. False when it was not waiting (let in meanwhile, or gone).
    */
   admit(roomId: string, participantId: string, hub: RoomHub): Promise<boolean>;
+}
+
+/** What the module's waiting room (waiting-room.ts) works with beside the context: the waiting lists each moderator was shown. */
+export interface ModerationParts extends ModerationContext {
+  /** Per moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
+  listed: ListedRecently;
 }
 
 /** Turns the room's waiting room on until the room empties; when it was off, everyone in the room is told. */

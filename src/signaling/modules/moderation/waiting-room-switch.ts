@@ -10,7 +10,7 @@
  */
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
-import { byJoinTime } from '../control/participant-view.js';
+import { byJoinTime } from '../../room-state/member-records.js';
 import type { ModerationContext } from './moderation-context.js';
 
 export interface WaitingRoomSwitch {

@@ -21,227 +21,172 @@ import type {
   TimerPeerData,
   TimerStartCommand,
   TimerStopCommand,
-  TimerStoppedEvent,
   TimerUpdateReadyStatusCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
-import type { RoomContext } from '../../room-context.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
+import { createExpiries, type Expiries } from './expiry.js';
+import { NAMESPACE, publishStopped } from './stopped.js';
 import type { RunningTimer, TimerStore } from './timer-store.js';
 import { createLocalTimerStore } from './timer-store.local.js';
 import { createRedisTimerStore } from './timer-store.redis.js';
 
-const NAMESPACE = 'timer';
-
 /** The latest instant RFC 3339 can write (a later `ends_at` would need a five-digit year). */
 const LATEST_END_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
-/** When an expiry fails (Redis unreachable), it is tried again after each of these delays. */
-const EXPIRY_RETRY_DELAYS_MS = [1_000, 10_000, 60_000];
 
 type ErrorCode = TimerErrorEvent['payload']['error'];
-type StoppedFields = Omit<TimerStoppedEvent['payload'], 'message' | 'timer_id'>;
 
-/** `store`: where the timer lives; Redis when `deps.redis` is set (tests give two modules one store, as two instances). */
-export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultStore(deps)): SignalingModule {
-  /**
-   * The countdown expiries armed on each of this instance's hubs, by timer id. Usually one; a stale
-   * read by a join may arm an older timer beside the running one, whose expiry then finds the timer
-   * gone and does nothing.
-   */
-  const expiries = new Map<RoomHub, Map<string, () => void>>();
+/** What the module's functions work with. */
+interface TimerParts {
+  deps: ModuleDeps;
+  store: TimerStore;
+  expiries: Expiries;
   /**
    * Per joiner, until its first timer event: the timer its `join_success` showed (null: none). That
    * timer's `started` it must not get again, and another timer's `stopped` not at all: that timer
    * ended between the join's read and the arrival of its `stopped` (through Redis), so the joiner
    * never knew it ran.
    */
-  const shownAtJoin = new WeakMap<Session, string | null>();
-  const iso = (ms: number) => new Date(ms).toISOString();
+  shownAtJoin: WeakMap<Session, string | null>;
+}
 
-  const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
-
-  /** Tells the room, and the webhooks (the caller took the timer from the store: of all instances, only it). */
-  const publishStopped = (hub: RoomHub, room: RoomContext | undefined, timerId: string, fields: StoppedFields) => {
-    if (room) deps.webhooks?.emit(room, 'timer.stopped', { room_id: room.roomId, timer_id: timerId, reason: fields.kind }, `timer.stopped:${timerId}`);
-    return hub.publish({ namespace: NAMESPACE, payload: { message: 'stopped', timer_id: timerId, ...fields }, audience: { to: 'room' } });
-  };
-
-  /** Whether the hub is still this instance's hub of its room: a closed one arms nothing. */
-  const isOpen = (hub: RoomHub) => deps.hubs().get(hub.roomId) === hub;
-
-  /** Arms the countdown's expiry on the hub, unless it is armed there already or the hub has closed. */
-  function armExpiry(hub: RoomHub, timerId: string, endsAt: string): void {
-    if (expiries.get(hub)?.has(timerId) || !isOpen(hub)) return;
-    let taken = false;
-    // once taken, a retry (the bus failed) only publishes: a second take would find the timer gone
-    const expire = async () => {
-      taken ||= await store.take(hub.roomId, timerId);
-      if (taken) await publishStopped(hub, hub.sessions.values().next().value?.room, timerId, { kind: 'expired' });
-    };
-    arm(hub, timerId, Date.parse(endsAt), expire, 0);
-  }
-
-  /** Runs `expire` at `atMs`; when it fails, again after the next retry delay, while the hub is open. */
-  function arm(hub: RoomHub, timerId: string, atMs: number, expire: () => Promise<void>, failures: number): void {
-    let armed = expiries.get(hub);
-    if (!armed) expiries.set(hub, (armed = new Map()));
-    const cancel = deps.scheduler.at(atMs, () => {
-      disarm(hub, timerId);
-      expire().catch((err: unknown) => {
-        const retryIn = EXPIRY_RETRY_DELAYS_MS[failures];
-        const context = { err, roomId: hub.roomId, timerId, failures: failures + 1 };
-        // no retry here when a join armed it again meanwhile, or when the hub closed (no participant here)
-        if (expiries.get(hub)?.has(timerId) || !isOpen(hub)) return deps.logger.warn(context, 'a countdown expiry failed');
-        if (retryIn === undefined) return deps.logger.error(context, 'a countdown expiry failed; the next join arms it again');
-        deps.logger.warn(context, 'a countdown expiry failed; trying again');
-        arm(hub, timerId, deps.scheduler.now() + retryIn, expire, failures + 1);
-      });
-    });
-    armed.set(timerId, cancel);
-  }
-
-  function disarm(hub: RoomHub, timerId: string): void {
-    const armed = expiries.get(hub);
-    armed?.get(timerId)?.();
-    armed?.delete(timerId);
-    if (armed?.size === 0) expiries.delete(hub);
-  }
-
-  function disarmAll(hub: RoomHub): void {
-    for (const cancel of expiries.get(hub)?.values() ?? []) cancel();
-    expiries.delete(hub);
-  }
-
-  async function start(session: Session, command: TimerStartCommand['payload'], hub: RoomHub): Promise<void> {
-    if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
-    const now = deps.scheduler.now();
-    let endsAt: string | undefined;
-    if (command.kind === 'countdown') {
-      endsAt = countdownEnd(now, command.duration);
-      if (endsAt === undefined) return fail(session, 'invalid_duration');
-    }
-    const timer: RunningTimer = {
-      timer_id: randomUUID(),
-      kind: command.kind,
-      started_at: iso(now),
-      ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
-      ...(command.title !== undefined ? { title: command.title } : {}),
-      ...(command.style !== undefined ? { style: command.style } : {}),
-      ready_check_enabled: command.enable_ready_check,
-      creator: session.participant.id,
-    };
-    if (!(await store.create(hub.roomId, timer))) return fail(session, 'timer_already_running');
-    deps.webhooks?.emit(
-      session.room,
-      'timer.started',
-      { room_id: session.room.roomId, timer_id: timer.timer_id, kind: timer.kind, ...(endsAt !== undefined ? { ends_at: endsAt } : {}), ...(timer.title !== undefined ? { title: timer.title } : {}) },
-      `timer.started:${timer.timer_id}`,
-    );
-    await hub.publish({ namespace: NAMESPACE, payload: { message: 'started', ...publicFields(timer) }, audience: { to: 'room' } });
-  }
-
-  async function stop(session: Session, command: TimerStopCommand['payload'], hub: RoomHub): Promise<void> {
-    if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
-    // a stale or unknown id is no error: the timer it named has already stopped (or never ran)
-    if (!(await store.take(hub.roomId, command.timer_id))) return;
-    await publishStopped(hub, session.room, command.timer_id, {
-      kind: 'by_moderator',
-      participant_id: session.participant.id,
-      ...(command.reason !== undefined ? { reason: command.reason } : {}),
-    });
-  }
-
-  async function updateReadyStatus(session: Session, command: TimerUpdateReadyStatusCommand['payload'], hub: RoomHub): Promise<void> {
-    const { timer_id, status } = command;
-    // no timer, another timer, or no ready check: ignored, as the contract says
-    if (!(await store.setReadyStatus(hub.roomId, timer_id, session.participant.id, status))) return;
-    await hub.publish({
-      namespace: NAMESPACE,
-      payload: { message: 'updated_ready_status', timer_id, participant_id: session.participant.id, status },
-      audience: { to: 'room' },
-    });
-    // the participant's `timer` peer data changed too: everyone's participant list shows it
-    await (deps.modules().get('control') as ControlModule).publishUpdate(session, hub);
-  }
-
+/** `store`: where the timer lives; Redis when `deps.redis` is set (tests give two modules one store, as two instances). */
+export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultStore(deps)): SignalingModule {
+  const parts: TimerParts = { deps, store, expiries: createExpiries(deps, store), shownAtJoin: new WeakMap() };
   return {
     namespace: NAMESPACE,
-
-    async handleCommand(session: Session, command: CommandPayload, hub: RoomHub) {
-      switch (command.action) {
-        case 'start':
-          return start(session, command as TimerStartCommand['payload'], hub);
-        case 'stop':
-          return stop(session, command as TimerStopCommand['payload'], hub);
-        case 'update_ready_status':
-          return updateReadyStatus(session, command as TimerUpdateReadyStatusCommand['payload'], hub);
-      }
-    },
-
-    async joinData(session: Session, hub: RoomHub): Promise<TimerJoinData | undefined> {
-      const { roomId } = session.room;
-      const timer = await store.get(roomId);
-      if (!timer) {
-        shownAtJoin.set(session, null);
-        return undefined;
-      }
-      // armed already unless this is the hub's first participant since the start, or the expiry failed for good
-      if (timer.ends_at !== undefined) armExpiry(hub, timer.timer_id, timer.ends_at);
-      // its `started` may still be on the way to this joiner (through Redis): the joiner knows it now
-      shownAtJoin.set(session, timer.timer_id);
-      if (!timer.ready_check_enabled) return publicFields(timer);
-      const own = (await store.readyStatuses(roomId, [session.participant.id])).get(session.participant.id);
-      return { ...publicFields(timer), ready_status: own ?? false };
-    },
-
-    async peerData(roomId: string, participantIds: readonly string[]): Promise<ReadonlyMap<string, TimerPeerData>> {
-      const timer = await store.get(roomId);
-      if (!timer?.ready_check_enabled) return new Map();
-      const statuses = await store.readyStatuses(roomId, participantIds);
-      return new Map(participantIds.map((id) => [id, { ready_status: statuses.get(id) ?? false }]));
-    },
-
-    async participantLeft(session: Session, hub: RoomHub) {
-      // a participant leaving the waiting room has no status and started no timer (the control
-      // module's departure from the room still has the session `joined` here)
-      if (session.state !== 'joined') return;
-      const leaver = session.participant.id;
-      await store.deleteReadyStatus(hub.roomId, leaver);
-      const timer = await store.get(hub.roomId);
-      // told even when the room is now empty: one joining at this moment may have been shown the timer.
-      // Only the creator's own timer is taken: a room that emptied may already have a newcomer's.
-      if (timer?.creator === leaver && (await store.take(hub.roomId, timer.timer_id))) {
-        await publishStopped(hub, session.room, timer.timer_id, { kind: 'creator_left' });
-      }
-    },
-
-    withholds(session: Session, message: RoomMessage) {
-      const shown = shownAtJoin.get(session);
-      const event = message.payload.message;
-      if (shown === undefined || (event !== 'started' && event !== 'stopped')) return false;
-      shownAtJoin.delete(session); // only the first `started` or `stopped` after the join can be one the read overtook
-      return event === 'started' ? message.payload.timer_id === shown : message.payload.timer_id !== shown;
-    },
-
-    onRoomMessage(hub: RoomHub, message: RoomMessage) {
-      const { payload } = message;
-      if (payload.message === 'started' && typeof payload.ends_at === 'string') {
-        armExpiry(hub, payload.timer_id as string, payload.ends_at);
-      } else if (payload.message === 'stopped') {
-        disarm(hub, payload.timer_id as string);
-      }
-    },
-
-    hubClosed(hub: RoomHub) {
-      disarmAll(hub);
-    },
-
-    async close() {
-      for (const hub of [...expiries.keys()]) disarmAll(hub);
-    },
+    handleCommand: (session, command, hub) => handleCommand(parts, session, command, hub),
+    joinData: (session, hub) => joinData(parts, session, hub),
+    peerData: (roomId, participantIds) => peerData(store, roomId, participantIds),
+    participantLeft: (session, hub) => participantLeft(parts, session, hub),
+    withholds: (session, message) => withholds(parts, session, message),
+    onRoomMessage: (hub, message) => onRoomMessage(parts, hub, message),
+    hubClosed: (hub) => parts.expiries.disarmAll(hub),
+    close: async () => parts.expiries.disarmAll(),
   };
+}
+
+const iso = (ms: number) => new Date(ms).toISOString();
+
+const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
+
+async function handleCommand(parts: TimerParts, session: Session, command: CommandPayload, hub: RoomHub): Promise<void> {
+  switch (command.action) {
+    case 'start':
+      return start(parts, session, command as TimerStartCommand['payload'], hub);
+    case 'stop':
+      return stop(parts, session, command as TimerStopCommand['payload'], hub);
+    case 'update_ready_status':
+      return updateReadyStatus(parts, session, command as TimerUpdateReadyStatusCommand['payload'], hub);
+  }
+}
+
+async function start({ deps, store }: TimerParts, session: Session, command: TimerStartCommand['payload'], hub: RoomHub): Promise<void> {
+  if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
+  const now = deps.scheduler.now();
+  let endsAt: string | undefined;
+  if (command.kind === 'countdown') {
+    endsAt = countdownEnd(now, command.duration);
+    if (endsAt === undefined) return fail(session, 'invalid_duration');
+  }
+  const timer: RunningTimer = {
+    timer_id: randomUUID(),
+    kind: command.kind,
+    started_at: iso(now),
+    ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
+    ...(command.title !== undefined ? { title: command.title } : {}),
+    ...(command.style !== undefined ? { style: command.style } : {}),
+    ready_check_enabled: command.enable_ready_check,
+    creator: session.participant.id,
+  };
+  if (!(await store.create(hub.roomId, timer))) return fail(session, 'timer_already_running');
+  deps.webhooks?.emit(
+    session.room,
+    'timer.started',
+    { room_id: session.room.roomId, timer_id: timer.timer_id, kind: timer.kind, ...(endsAt !== undefined ? { ends_at: endsAt } : {}), ...(timer.title !== undefined ? { title: timer.title } : {}) },
+    `timer.started:${timer.timer_id}`,
+  );
+  await hub.publish({ namespace: NAMESPACE, payload: { message: 'started', ...publicFields(timer) }, audience: { to: 'room' } });
+}
+
+async function stop({ deps, store }: TimerParts, session: Session, command: TimerStopCommand['payload'], hub: RoomHub): Promise<void> {
+  if (session.role !== 'moderator') return fail(session, 'insufficient_permissions');
+  // a stale or unknown id is no error: the timer it named has already stopped (or never ran)
+  if (!(await store.take(hub.roomId, command.timer_id))) return;
+  await publishStopped(deps, hub, session.room, command.timer_id, {
+    kind: 'by_moderator',
+    participant_id: session.participant.id,
+    ...(command.reason !== undefined ? { reason: command.reason } : {}),
+  });
+}
+
+async function updateReadyStatus({ deps, store }: TimerParts, session: Session, command: TimerUpdateReadyStatusCommand['payload'], hub: RoomHub): Promise<void> {
+  const { timer_id, status } = command;
+  // no timer, another timer, or no ready check: ignored, as the contract says
+  if (!(await store.setReadyStatus(hub.roomId, timer_id, session.participant.id, status))) return;
+  await hub.publish({
+    namespace: NAMESPACE,
+    payload: { message: 'updated_ready_status', timer_id, participant_id: session.participant.id, status },
+    audience: { to: 'room' },
+  });
+  // the participant's `timer` peer data changed too: everyone's participant list shows it
+  await (deps.modules().get('control') as ControlModule).publishUpdate(session, hub);
+}
+
+async function joinData({ store, expiries, shownAtJoin }: TimerParts, session: Session, hub: RoomHub): Promise<TimerJoinData | undefined> {
+  const { roomId } = session.room;
+  const timer = await store.get(roomId);
+  if (!timer) {
+    shownAtJoin.set(session, null);
+    return undefined;
+  }
+  // armed already unless this is the hub's first participant since the start, or the expiry failed for good
+  if (timer.ends_at !== undefined) expiries.arm(hub, timer.timer_id, timer.ends_at);
+  // its `started` may still be on the way to this joiner (through Redis): the joiner knows it now
+  shownAtJoin.set(session, timer.timer_id);
+  if (!timer.ready_check_enabled) return publicFields(timer);
+  const own = (await store.readyStatuses(roomId, [session.participant.id])).get(session.participant.id);
+  return { ...publicFields(timer), ready_status: own ?? false };
+}
+
+async function peerData(store: TimerStore, roomId: string, participantIds: readonly string[]): Promise<ReadonlyMap<string, TimerPeerData>> {
+  const timer = await store.get(roomId);
+  if (!timer?.ready_check_enabled) return new Map();
+  const statuses = await store.readyStatuses(roomId, participantIds);
+  return new Map(participantIds.map((id) => [id, { ready_status: statuses.get(id) ?? false }]));
+}
+
+async function participantLeft({ deps, store }: TimerParts, session: Session, hub: RoomHub): Promise<void> {
+  // a participant leaving the waiting room has no status and started no timer (the control
+  // module's departure from the room still has the session `joined` here)
+  if (session.state !== 'joined') return;
+  const leaver = session.participant.id;
+  await store.deleteReadyStatus(hub.roomId, leaver);
+  const timer = await store.get(hub.roomId);
+  // told even when the room is now empty: one joining at this moment may have been shown the timer.
+  // Only the creator's own timer is taken: a room that emptied may already have a newcomer's.
+  if (timer?.creator === leaver && (await store.take(hub.roomId, timer.timer_id))) {
+    await publishStopped(deps, hub, session.room, timer.timer_id, { kind: 'creator_left' });
+  }
+}
+
+function withholds({ shownAtJoin }: TimerParts, session: Session, message: RoomMessage): boolean {
+  const shown = shownAtJoin.get(session);
+  const event = message.payload.message;
+  if (shown === undefined || (event !== 'started' && event !== 'stopped')) return false;
+  shownAtJoin.delete(session); // only the first `started` or `stopped` after the join can be one the read overtook
+  return event === 'started' ? message.payload.timer_id === shown : message.payload.timer_id !== shown;
+}
+
+function onRoomMessage({ expiries }: TimerParts, hub: RoomHub, message: RoomMessage): void {
+  const { payload } = message;
+  if (payload.message === 'started' && typeof payload.ends_at === 'string') {
+    expiries.arm(hub, payload.timer_id as string, payload.ends_at);
+  } else if (payload.message === 'stopped') {
+    expiries.disarm(hub, payload.timer_id as string);
+  }
 }
 
 function defaultStore(deps: ModuleDeps): TimerStore {

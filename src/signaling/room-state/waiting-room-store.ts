@@ -9,7 +9,7 @@
  * the records of an instance that died with waiting participants can be found and removed
  * (control/membership-sweep.ts). The in-process store has none of this: a crash takes it along.
  */
-import type { HostedRecords, MemberRecord } from '../control/membership-store.js';
+import type { HostedRecords, MemberRecord } from './membership-store.js';
 
 export interface WaitingRoomStore {
   add(roomId: string, participant: MemberRecord): Promise<void>;

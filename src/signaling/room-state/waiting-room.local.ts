@@ -1,5 +1,5 @@
 /** The in-process waiting-room store: one instance only (without Redis). */
-import type { MemberRecord } from '../control/membership-store.js';
+import type { MemberRecord } from './membership-store.js';
 import type { WaitingRoomStore } from './waiting-room-store.js';
 
 export function createLocalWaitingRoomStore(): WaitingRoomStore {

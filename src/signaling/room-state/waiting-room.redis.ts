@@ -7,8 +7,8 @@
  * the members' do (membership.redis.ts says why).
  */
 import type { Redis } from 'ioredis';
-import type { MemberRecord } from '../control/membership-store.js';
-import { pairs, ROOM_RECORDS_TTL_MS } from '../control/membership.redis.js';
+import type { MemberRecord } from './membership-store.js';
+import { pairs, ROOM_RECORDS_TTL_MS } from './membership.redis.js';
 import type { WaitingRoomStore } from './waiting-room-store.js';
 
 const keysOf = (roomId: string) => {

@@ -7,7 +7,7 @@
  * died and that nobody joins again must not keep it, or hand its switches to a session years on.
  */
 import type { Redis } from 'ioredis';
-import { ROOM_RECORDS_TTL_MS } from '../control/membership.redis.js';
+import { ROOM_RECORDS_TTL_MS } from './membership.redis.js';
 import type { RoomSettingsStore } from './room-settings-store.js';
 
 const settingsKey = (roomId: string) => `convene:signaling:room:${roomId}:settings`;

@@ -11,7 +11,7 @@
  * records of an instance that died with participants can be found and removed
  * (membership-sweep.ts). The in-process store has none of this: a crash takes it along.
  */
-import type { Participant } from '../../../../generated/signaling/types.js';
+import type { Participant } from '../../../generated/signaling/types.js';
 
 /** A member as the others see it: the Participant without the other modules' peer data (asked for when needed). */
 export type MemberRecord = Pick<Participant, 'id' | 'control'>;
