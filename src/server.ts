@@ -21,7 +21,8 @@ import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-director
 import { configuredTariffCatalog, loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
 import { createUserService } from './domain/users/users.service.js';
 import { createHttpApp } from './http/app.js';
-import { errors } from './http/errors.js';
+import { errors } from './errors.js';
+import { errorBody } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -220,7 +221,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
 function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
   const health = req.url === '/health' || req.url?.startsWith('/health?');
   const body = JSON.stringify(
-    health ? { status: 'unavailable', database: 'up' } : errors.serviceUnavailable('The server is shutting down').toBody(),
+    health ? { status: 'unavailable', database: 'up' } : errorBody(errors.serviceUnavailable('The server is shutting down')),
   );
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',

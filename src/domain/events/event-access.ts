@@ -6,7 +6,7 @@
  */
 import { sql, type Kysely } from 'kysely';
 import type { DB, EventRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { notBannedFrom } from '../rooms/room-bans.js';
 
 export type EventAccess = { kind: 'creator' | 'invitee'; event: EventRow };

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 
 import type { DB, RoomInviteRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 import { guardAttempt, type RateLimiter } from '../rate-limit/rate-limiter.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';

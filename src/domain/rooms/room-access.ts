@@ -10,7 +10,7 @@
 import { sql, type Kysely } from 'kysely';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
 import type { DB, EventInviteRole, RoomRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { notBannedFrom } from './room-bans.js';
 
 const ROOM_COLUMNS = columnsOf<RoomRow>({ id: true, created_by: true, created_at: true, password: true, waiting_room: true });

@@ -9,7 +9,7 @@ import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { DB } from '../../db/schema.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { createSipConfig } from '../sip/sip-configs.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../users/user.js';

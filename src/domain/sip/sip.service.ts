@@ -6,7 +6,7 @@
 import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { DB, SipConfigRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { requireRoomOwner } from '../rooms/room-access.js';
 import { createSipConfig, deleteSipConfig, findSipConfig, updateSipConfig } from './sip-configs.js';
 

@@ -7,7 +7,7 @@
 import type { Kysely } from 'kysely';
 import type { components } from '../../../generated/openapi.js';
 import type { DB, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { Page, PageRequest } from '../users/user.js';
 import { absoluteUriFailures, checkAbsoluteUris } from './absolute-uri.js';

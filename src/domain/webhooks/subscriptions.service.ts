@@ -10,7 +10,7 @@ import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Page, PageRequest } from '../users/user.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 import { newSecret } from './signature.js';
@@ -46,7 +46,7 @@ export function createWebhookSubscriptionService(db: Kysely<DB>, config: Config[
   return {
     async create(owner, body) {
       const refusal = await refusalOf(body.url, config);
-      if (refusal) throw errors.badRequest('webhook_url_refused', `This URL cannot receive webhooks: ${refusal}`);
+      if (refusal) throw errors.webhookUrlRefused(refusal);
       const secret = newSecret();
       const row = await db.transaction().execute(async (trx) => {
         if (owner !== null) {
@@ -58,7 +58,7 @@ export function createWebhookSubscriptionService(db: Kysely<DB>, config: Config[
             .where('owner', '=', owner)
             .executeTakeFirstOrThrow();
           if (Number(count) >= config.max_subscriptions_per_user) {
-            throw errors.conflict('webhook_subscription_limit', `A user may hold at most ${config.max_subscriptions_per_user} webhook subscriptions`);
+            throw errors.webhookSubscriptionLimit(config.max_subscriptions_per_user);
           }
         }
         return trx

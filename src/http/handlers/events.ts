@@ -7,7 +7,7 @@ import type { OperationsByTag } from '../../../generated/operations.js';
 import { createCursorCodec } from '../../domain/events/cursor.js';
 import { createEventService } from '../../domain/events/events.service.js';
 import { callerUser } from '../auth.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { Handlers } from '../handler-types.js';
 import { linkHeader, linkTo, type DeclaredQuery } from '../pagination.js';
 import type { Services } from './services.js';

@@ -1,7 +1,8 @@
 import { sql } from 'kysely';
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { TimeoutError, within } from '../../domain/within.js';
-import { errors, type FieldError } from '../errors.js';
+import { errors, type FieldError } from '../../errors.js';
+import { errorBody } from '../errors.js';
 import type { Handlers } from '../handler-types.js';
 import type { Services } from './services.js';
 
@@ -42,7 +43,7 @@ export function healthHandlers({ database, redis }: Services) {
       // answered, not thrown: a load balancer asks every few seconds, and a 503 thrown is logged as an error each time
       if (failed.length > 0) {
         const refusal = errors.serviceUnavailable(`Not ready: ${failed.map((entry) => entry.field).join(' and ')} not answering`, failed);
-        return { status: 503, body: refusal.toBody() } as const;
+        return { status: 503, body: errorBody(refusal) } as const;
       }
       return { status: 200, body: { status: 'ready', database: 'up', redis: redis ? 'up' : 'not_configured' } } as const;
     },

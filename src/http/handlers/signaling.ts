@@ -6,7 +6,7 @@ import type { Request } from 'express';
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { createStartService } from '../../domain/tickets/start.service.js';
 import { callerUser, presentedUser } from '../auth.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { Handlers } from '../handler-types.js';
 import type { Services } from './services.js';
 

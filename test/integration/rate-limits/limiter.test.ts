@@ -12,6 +12,7 @@ import { attemptKeys, guardAttempt, type RateLimiter, type RateLimitPolicy } fro
 import { createRedisRateLimiter } from '../../../src/domain/rate-limit/redis-rate-limiter.js';
 import { runTag } from '../../support/redis-time.js';
 import { redisUrl } from '../../support/signaling.js';
+import { asHttp } from '../../support/http-errors.js';
 
 const policy: RateLimitPolicy = { windowSeconds: 300, failuresPerSource: 5, failuresPerTarget: 20 };
 const ATTEMPTS = 100;
@@ -86,7 +87,7 @@ describe.each(subjects)('%s rate limiter under concurrency', (_name, make) => {
     const outcome = await fire(instances, () => keys);
     expect(outcome).toMatchObject({ ran: policy.failuresPerSource, refused: ATTEMPTS - policy.failuresPerSource });
     // afterwards the source is used up until its window ends
-    await expect(guardAttempt(instances[0]!, keys, () => true)).rejects.toMatchObject({ status: 429 });
+    await expect(asHttp(guardAttempt(instances[0]!, keys, () => true))).rejects.toMatchObject({ status: 429 });
   });
 
   it(`runs ${policy.failuresPerTarget} of ${ATTEMPTS} wrong guesses at one target from as many sources`, async () => {
