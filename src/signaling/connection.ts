@@ -25,6 +25,7 @@ import type { SignalingModules } from './modules/index.js';
 import type { ParticipantContext, RoomContext } from './room-context.js';
 import type { RoomHub, RoomHubs } from './room-hub.js';
 import type { Scheduler } from './scheduler.js';
+import { sendError } from './errors.js';
 import type { EventPayload, Session, SessionState, SharedFrame } from './session.js';
 import type { SignalingStore } from './store/signaling-store.js';
 import { holdForTurn, textFrame } from './socket-writes.js';
@@ -251,7 +252,7 @@ export class Connection implements Session {
   }
 
   private fail(error: ConnectionError, details?: ControlErrorDetails): void {
-    this.send('control', { message: 'error', error, ...(details ? { details } : {}) });
+    sendError(this, 'control', error, details);
   }
 
   /**

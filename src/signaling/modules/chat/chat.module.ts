@@ -32,6 +32,7 @@ import type {
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
+import { sendError } from '../../errors.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import type { ChatState, ChatStore, ScopeRef, StoredMessage } from './chat-store.js';
@@ -58,7 +59,7 @@ export function createChatModule(deps: ModuleDeps, store: ChatStore = defaultSto
   /** Per joiner: the recent messages its history showed, whose `message_sent` it must not get again. */
   const shownAtJoin = new WeakMap<Session, Set<string>>();
 
-  const fail = (session: Session, error: ChatError) => session.send(NAMESPACE, { message: 'error', error });
+  const fail = (session: Session, error: ChatError) => sendError(session, NAMESPACE, error);
   const groupsOf = (session: Session): readonly string[] => session.participant.groups ?? [];
   /** Whether the participant is in the room now, on any instance. */
   const inRoom = async (roomId: string, participantId: string) =>

@@ -25,6 +25,7 @@ import type {
   ControlRevokeModeratorRoleCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
+import { sendError } from '../../errors.js';
 import type { Session } from '../../session.js';
 import { isModerationModule } from '../moderation/moderation.module.js';
 import type { ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../module.js';
@@ -50,7 +51,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
   /** Per joiner: the recent entrants its `join_success` listed, whose `joined` it must not get again. */
   const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined', departure: 'left' });
 
-  const fail = (session: Session, error: ControlError) => session.send('control', { message: 'error', error });
+  const fail = (session: Session, error: ControlError) => sendError(session, 'control', error);
   const nowIso = () => new Date(deps.scheduler.now()).toISOString();
 
   /** The moderation module, when the room's tariff enables it (without it there is no waiting room). */

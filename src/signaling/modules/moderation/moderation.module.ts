@@ -25,6 +25,7 @@ import type {
   ModerationSendToWaitingRoomCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
+import { sendError } from '../../errors.js';
 import type { EventPayload, Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import { byJoinTime, memberRecord } from '../control/participant-view.js';
@@ -69,7 +70,7 @@ export function isModerationModule(module: SignalingModule | undefined): module 
 export function createModerationModule(deps: ModuleDeps): ModerationModule {
   const waitingRoom = deps.redis ? createRedisWaitingRoomStore(deps.redis, deps.liveness?.id) : createLocalWaitingRoomStore();
   const settings = deps.redis ? createRedisRoomSettingsStore(deps.redis) : createLocalRoomSettingsStore();
-  const fail = (session: Session, error: ModerationError) => session.send('moderation', { message: 'error', error });
+  const fail = (session: Session, error: ModerationError) => sendError(session, 'moderation', error);
   /** Per moderator: the recent arrivals its waiting list named, whose `joined_waiting_room` it must not get again. */
   const listed = listedRecently(() => deps.scheduler.now(), { arrival: 'joined_waiting_room', departure: 'left_waiting_room' });
 

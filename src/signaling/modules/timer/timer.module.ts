@@ -27,6 +27,7 @@ import type {
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomContext } from '../../room-context.js';
 import type { RoomHub } from '../../room-hub.js';
+import { sendError } from '../../errors.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import type { RunningTimer, TimerStore } from './timer-store.js';
@@ -60,7 +61,7 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
   const shownAtJoin = new WeakMap<Session, string | null>();
   const iso = (ms: number) => new Date(ms).toISOString();
 
-  const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
+  const fail = (session: Session, error: ErrorCode) => sendError(session, NAMESPACE, error);
 
   /** Tells the room, and the webhooks (the caller took the timer from the store: of all instances, only it). */
   const publishStopped = (hub: RoomHub, room: RoomContext | undefined, timerId: string, fields: StoppedFields) => {
