@@ -7,6 +7,8 @@ import { createIdentity } from '../../../src/domain/identity/identity.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../../src/domain/identity/token-verification.js';
 import { startTestIssuer } from '../../support/oidc-issuer.js';
 import type { TestIssuer } from '../../support/oidc-issuer.js';
+import { DomainError } from '../../../src/errors.js';
+import { httpError } from '../../../src/http/errors.js';
 import { asHttp } from '../../support/http-errors.js';
 
 const issuers: TestIssuer[] = [];
@@ -56,7 +58,7 @@ describe('key and token caching', () => {
     expect(issuer.requests.jwks).toBe(2); // an unknown token does verify
 
     clock = first.expires_at.getTime() + (CLOCK_TOLERANCE_SECONDS + 1) * 1000;
-    await expect(identity.verifyAccessToken(token)).rejects.toMatchObject({
+    await expect(asHttp(identity.verifyAccessToken(token))).rejects.toMatchObject({
       status: 401,
       headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="The provided access token expired"' },
     });
@@ -118,7 +120,7 @@ describe('discovery while the identity provider is down', () => {
     const identity = await createIdentity(issuer.identityConfig(), { jwksCacheMaxAgeMs: 0 });
     await identity.verifyAccessToken(await issuer.accessToken());
     issuer.available = false;
-    await expect(identity.verifyAccessToken(await issuer.accessToken({ sub: 'new' }))).rejects.toMatchObject({
+    await expect(asHttp(identity.verifyAccessToken(await issuer.accessToken({ sub: 'new' })))).rejects.toMatchObject({
       status: 503, code: 'identity_provider_unavailable',
     });
   });
@@ -127,7 +129,8 @@ describe('discovery while the identity provider is down', () => {
     const issuer = await issuerForTest();
     const identity = await createIdentity(issuer.identityConfig({ issuer: `${issuer.issuer}/` }));
     const error = await identity.verifyIdToken(await issuer.idToken()).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 503 });
+    expect(error).toBeInstanceOf(DomainError);
+    expect(httpError(error as DomainError)).toMatchObject({ status: 503 });
     expect(String((error as Error).cause)).toMatch(/names the issuer/);
   });
 });
