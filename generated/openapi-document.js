@@ -5755,9 +5755,9 @@ export const openapiDocument = {
               "$ref": "#/components/schemas/Error"
             },
             "example": {
-              "code": "conflict",
-              "message": "The request conflicts with the state of the resource",
-              "documentation_url": "/docs#error-conflict",
+              "code": "unknown_email",
+              "message": "Only e-mail addresses of registered users can be invited",
+              "documentation_url": "/docs#error-unknown_email",
               "status": "409"
             }
           }
@@ -5862,9 +5862,7 @@ export const openapiDocument = {
         ],
         "properties": {
           "code": {
-            "type": "string",
-            "pattern": "^[a-z][a-z0-9_]*$",
-            "description": "A stable snake_case code; clients branch on it."
+            "$ref": "#/components/schemas/ErrorCode"
           },
           "message": {
             "type": "string",
@@ -5893,6 +5891,132 @@ export const openapiDocument = {
           "documentation_url": "/docs#error-not_found",
           "status": "404"
         }
+      },
+      "ErrorCode": {
+        "type": "string",
+        "description": "Every `code` an error body of this API can carry, each with its meaning; the table of error codes in the description of this API gives the HTTP status of each. Clients branch on the code; a client should still expect codes added in later versions and then go by the status.",
+        "oneOf": [
+          {
+            "const": "validation_failed",
+            "description": "A parameter or body field breaks the contract; `errors[]` names each field (`invalid_length`, `out_of_range`, `value_required`, `invalid_format`, `invalid_value`, `invalid_type`, `missing_values` …)."
+          },
+          {
+            "const": "invalid_json",
+            "description": "The request body is not valid JSON."
+          },
+          {
+            "const": "invalid_id_token",
+            "description": "`POST /auth/login`: the ID token is expired, of another issuer or audience, badly signed or malformed."
+          },
+          {
+            "const": "query_too_short",
+            "description": "`GET /users/find`: the query has fewer than 3 characters."
+          },
+          {
+            "const": "display_name_change_forbidden",
+            "description": "`PATCH /users/me`: the identity provider's display name is enforced."
+          },
+          {
+            "const": "invalid_event",
+            "description": "An event's times or recurrence rule are inconsistent."
+          },
+          {
+            "const": "shared_folder_not_configured",
+            "description": "An event asks for a shared folder (`has_shared_folder: true`); this server has no shared-folder storage."
+          },
+          {
+            "const": "invalid_host",
+            "description": "`POST /users/me/calendar_feed` without `[http] public_url`: the request's `Host` is no host name to build the feed's URL on."
+          },
+          {
+            "const": "webhook_url_refused",
+            "description": "`POST /webhook_subscriptions`: the URL is not `https` (without `[webhooks] allow_http`) or names or resolves to a loopback, link-local, private or reserved address (without `[webhooks] allow_private`)."
+          },
+          {
+            "const": "invalid_breakout_room_id",
+            "description": "A start request names a breakout room that does not exist."
+          },
+          {
+            "const": "session_running",
+            "description": "A resumption token whose session is still connected."
+          },
+          {
+            "const": "invalid_credentials",
+            "description": "`POST /services/call_in/start`: unknown call-in id or wrong pin."
+          },
+          {
+            "const": "unauthorized",
+            "description": "Missing, malformed, expired or foreign credentials (with `WWW-Authenticate`)."
+          },
+          {
+            "const": "unknown_user",
+            "description": "A valid access token of a subject that never logged in: call `POST /auth/login` first."
+          },
+          {
+            "const": "wrong_room_password",
+            "description": "A start request without the room's password, or with a wrong one (`WWW-Authenticate: RoomPassword`)."
+          },
+          {
+            "const": "not_found",
+            "description": "The resource does not exist, or the caller has no access to it."
+          },
+          {
+            "const": "method_not_allowed",
+            "description": "The path exists but not for this method (see `Allow`)."
+          },
+          {
+            "const": "unknown_email",
+            "description": "An event invitation to an e-mail address the service does not know."
+          },
+          {
+            "const": "webhook_subscription_limit",
+            "description": "`POST /webhook_subscriptions`: the user holds `[webhooks] max_subscriptions_per_user` subscriptions already."
+          },
+          {
+            "const": "payload_too_large",
+            "description": "The request body exceeds its limit (1 MiB for JSON)."
+          },
+          {
+            "const": "storage_exceeded",
+            "description": "An upload would exceed the tariff's `max_storage` quota."
+          },
+          {
+            "const": "invalid_content_type",
+            "description": "The request body is not sent as the media type the operation takes."
+          },
+          {
+            "const": "too_many_requests",
+            "description": "Too many failed attempts from this source or against this target (see `Retry-After`)."
+          },
+          {
+            "const": "too_many_tickets",
+            "description": "A start operation: the caller (a registered user, or all guests of an invite code together) or its address was issued as many signaling tickets in the current window as the service allows (by default 60 per user, 200 per invite code, 500 per address a minute; call-in gateways are exempt); see `Retry-After`."
+          },
+          {
+            "const": "internal_server_error",
+            "description": "An unexpected error; it is logged with the request id."
+          },
+          {
+            "const": "turn_not_configured",
+            "description": "`GET /turn`: no TURN server is configured."
+          },
+          {
+            "const": "not_implemented",
+            "description": "The operation is in the contract but not built yet."
+          },
+          {
+            "const": "service_unavailable",
+            "description": "The database does not answer, or Redis does not (where it is configured: the start operations' tickets and the brute-force limits of the start operations, of `POST /invite/verify` and of invite codes in `Authorization`); retry shortly."
+          },
+          {
+            "const": "identity_provider_unavailable",
+            "description": "The OpenID-Connect provider's discovery document or keys cannot be fetched."
+          },
+          {
+            "const": "identity_directory_unavailable",
+            "description": "The identity provider's user directory (for `users_find_use_kc`) does not answer."
+          }
+        ]
       },
       "FieldError": {
         "type": "object",

@@ -1617,8 +1617,7 @@ export interface components {
          *     }
          */
         Error: {
-            /** @description A stable snake_case code; clients branch on it. */
-            code: string;
+            code: components["schemas"]["ErrorCode"];
             /** @description Where this code is documented. */
             documentation_url: string;
             /** @description For validation failures, one entry per offending field; for `get_ready`, one entry per dependency that does not answer (`field` names it). */
@@ -1628,6 +1627,8 @@ export interface components {
             /** @description The HTTP status as a string. */
             status: string;
         };
+        /** @description Every `code` an error body of this API can carry, each with its meaning; the table of error codes in the description of this API gives the HTTP status of each. Clients branch on the code; a client should still expect codes added in later versions and then go by the status. */
+        ErrorCode: string & ("validation_failed" | "invalid_json" | "invalid_id_token" | "query_too_short" | "display_name_change_forbidden" | "invalid_event" | "shared_folder_not_configured" | "invalid_host" | "webhook_url_refused" | "invalid_breakout_room_id" | "session_running" | "invalid_credentials" | "unauthorized" | "unknown_user" | "wrong_room_password" | "not_found" | "method_not_allowed" | "unknown_email" | "webhook_subscription_limit" | "payload_too_large" | "storage_exceeded" | "invalid_content_type" | "too_many_requests" | "too_many_tickets" | "internal_server_error" | "turn_not_configured" | "not_implemented" | "service_unavailable" | "identity_provider_unavailable" | "identity_directory_unavailable");
         /**
          * @description A meeting: single, recurring or time-independent. A time-independent event has no
          *     `is_all_day`, `starts_at` or `ends_at`; a timed one has all three. For a recurring event,
@@ -3453,9 +3454,9 @@ export interface components {
             content: {
                 /**
                  * @example {
-                 *       "code": "conflict",
-                 *       "message": "The request conflicts with the state of the resource",
-                 *       "documentation_url": "/docs#error-conflict",
+                 *       "code": "unknown_email",
+                 *       "message": "Only e-mail addresses of registered users can be invited",
+                 *       "documentation_url": "/docs#error-unknown_email",
                  *       "status": "409"
                  *     }
                  */

@@ -36,7 +36,8 @@ import { turnCredentials } from './domain/turn/turn-credentials.js';
 import { createUserService, type UserService } from './domain/users/users.service.js';
 import { createWebhookSubscriptionService } from './domain/webhooks/subscriptions.service.js';
 import { createHttpApp } from './http/app.js';
-import { errors } from './http/errors.js';
+import { errors } from './errors.js';
+import { errorBody } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers, type Services } from './http/handlers/index.js';
 import { createLogger, type Logger } from './logger.js';
@@ -257,7 +258,7 @@ function handlerServices(parts: ServiceParts): Services {
 function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
   const health = req.url === '/health' || req.url?.startsWith('/health?');
   const body = JSON.stringify(
-    health ? { status: 'unavailable', database: 'up' } : errors.serviceUnavailable('The server is shutting down').toBody(),
+    health ? { status: 'unavailable', database: 'up' } : errorBody(errors.serviceUnavailable('The server is shutting down')),
   );
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',

@@ -1,5 +1,6 @@
 // Turns spec/openapi.yaml into generated/ files: the document itself (served and used for request
-// validation at run time), openapi-typescript types, and the operation list with its tags.
+// validation at run time), openapi-typescript types, the operation list with its tags, and the
+// closed list of error codes.
 import { readFileSync } from 'node:fs';
 import openapiTS, { astToString } from 'openapi-typescript';
 import { parse } from 'yaml';
@@ -78,9 +79,34 @@ export async function generateOpenApi(): Promise<Record<string, string>> {
   ].join('\n');
 
   return {
+    'error-codes.ts': errorCodesFile(doc),
     'openapi.ts': types,
     'operations.ts': operationsFile,
     'openapi-document.js': documentFile,
     'openapi-document.d.ts': documentTypes,
   };
+}
+
+/**
+ * `components.schemas.ErrorCode` as a closed union and the list of its values, for src/errors.ts:
+ * a plain file of its own, so that the error vocabulary depends on nothing but the contract.
+ */
+function errorCodesFile(doc: Record<string, any>): string {
+  const variants: { const?: unknown; description?: unknown }[] = doc.components?.schemas?.ErrorCode?.oneOf ?? [];
+  const codes = variants.map((variant) => {
+    if (typeof variant.const !== 'string') throw new Error('every variant of ErrorCode must be a string const');
+    return variant;
+  });
+  if (codes.length === 0) throw new Error('spec/openapi.yaml has no components.schemas.ErrorCode');
+  return [
+    HEADER,
+    '',
+    '/** Every code an error of the service carries (spec/openapi.yaml, components.schemas.ErrorCode). */',
+    'export const ERROR_CODES = [',
+    ...codes.map((variant) => `  /** ${String(variant.description).replaceAll('*/', '*\\/')} */\n  '${String(variant.const)}',`),
+    '] as const;',
+    '',
+    'export type ErrorCode = (typeof ERROR_CODES)[number];',
+    '',
+  ].join('\n');
 }

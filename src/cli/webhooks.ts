@@ -7,7 +7,7 @@ import { parseArgs } from 'node:util';
 import type { Config } from '../config/schema.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from '../domain/webhooks/outbox.js';
 import { createWebhookSubscriptionService } from '../domain/webhooks/subscriptions.service.js';
-import { AppError } from '../http/errors.js';
+import { DomainError } from '../errors.js';
 import { withCurrentDatabase } from './database.js';
 import { CliError, usageError } from './errors.js';
 
@@ -38,7 +38,7 @@ export async function webhooksCommand(config: () => Config, args: string[]): Pro
       try {
         return await work(createWebhookSubscriptionService(database.db, config().webhooks));
       } catch (err) {
-        if (err instanceof AppError) throw new CliError(err.status === 404 ? 'no operator subscription with this id' : err.message);
+        if (err instanceof DomainError) throw new CliError(err.code === 'not_found' ? 'no operator subscription with this id' : err.message);
         throw err;
       }
     });

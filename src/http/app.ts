@@ -18,7 +18,8 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
 import { docsRouter } from './docs.js';
-import { AppError, errors, type FieldError } from './errors.js';
+import { DomainError, errors, type FieldError } from '../errors.js';
+import { httpError } from './errors.js';
 import type { Handler, Handlers } from './handler-types.js';
 import { requestLogger } from './request-log.js';
 import { RouteTable } from './routes.js';
@@ -179,7 +180,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       res.destroy();
       return;
     }
-    const appError = toAppError(err, options.unreachable);
+    const appError = httpError(toDomainError(err, options.unreachable));
     if (appError.status >= 500 && appError.status !== 501) {
       req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
     }
@@ -187,8 +188,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       res.destroy();
       return;
     }
-    for (const [name, value] of Object.entries(appError.headers ?? {})) res.setHeader(name, value);
-    res.status(appError.status).type('application/json').send(JSON.stringify(appError.toBody()));
+    for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
+    res.status(appError.status).type('application/json').send(JSON.stringify(appError.body));
   });
 
   return { app, warmUp: () => validator.warmUp() };
@@ -285,8 +286,8 @@ function isClientAbort(err: unknown): boolean {
   return (err as { type?: string } | null)?.type === 'request.aborted';
 }
 
-function toAppError(err: unknown, unreachable: HttpAppOptions['unreachable']): AppError {
-  if (err instanceof AppError) return err;
+function toDomainError(err: unknown, unreachable: HttpAppOptions['unreachable']): DomainError {
+  if (err instanceof DomainError) return err;
   const type = (err as { type?: string } | null)?.type;
   if (type === 'entity.parse.failed') return errors.invalidJson();
   if (type === 'entity.too.large') return errors.payloadTooLarge(`${(err as { limit?: number }).limit ?? '?'} bytes`);

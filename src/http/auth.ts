@@ -13,7 +13,8 @@
  */
 import type { Identity } from '../domain/identity/identity.js';
 import type { User, UserService } from '../domain/users/users.service.js';
-import { AppError, errors } from './errors.js';
+import { DomainError, errors } from '../errors.js';
+import { HTTP_STATUS } from './error-status.js';
 
 export type Caller =
   | { kind: 'anonymous' }
@@ -94,7 +95,7 @@ export async function presentedUser(authorization: string | undefined, deps: Pic
     return await deps.users.authenticate(await deps.identity.verifyAccessToken(credentials));
   } catch (err) {
     // a token that opens nothing; a provider or database that is away is no answer about the token
-    if (err instanceof AppError && err.status === 401) return undefined;
+    if (err instanceof DomainError && HTTP_STATUS[err.code] === 401) return undefined;
     throw err;
   }
 }

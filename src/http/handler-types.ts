@@ -31,7 +31,7 @@ export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: { 
     : undefined;
 
 type Responses<K extends OperationId> = Op<K>['responses'];
-/** Errors are thrown as AppErrors; a handler may still answer any declared status (a health probe answers 503 with its own body). */
+/** Errors are thrown as DomainErrors (src/errors.ts); a handler may still answer any declared status (a health probe answers 503 with its own body). */
 type SuccessStatus<K extends OperationId> = Extract<keyof Responses<K>, number>;
 
 type ReplyFor<R, S> = R extends { content: infer C }

@@ -9,7 +9,7 @@ import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation } from 'openapi-backend';
-import { errors, type FieldError } from './errors.js';
+import { errors, type FieldError } from '../errors.js';
 import { UUID_PATTERN } from '../domain/uuid.js';
 
 /** openapi-backend checks documents against the OAS 3.0 meta-schema; ours is 3.1 and linted by Redocly instead. */

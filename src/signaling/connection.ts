@@ -28,6 +28,7 @@ import type { Scheduler } from './scheduler.js';
 import type { EventPayload, Session, SessionEnd, SessionState, SharedFrame } from './session.js';
 import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import { holdForTurn, textFrame } from './socket-writes.js';
+import { sendError } from './errors.js';
 
 export interface ConnectionDeps {
   config: Config['signaling'];
@@ -268,7 +269,7 @@ export class Connection implements Session {
   }
 
   private fail(error: ConnectionError, details?: ControlErrorDetails): void {
-    this.send('control', { message: 'error', error, ...(details ? { details } : {}) });
+    sendError(this, 'control', error, details);
   }
 
   /**

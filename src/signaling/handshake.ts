@@ -5,13 +5,14 @@
  */
 import type { ErrorBody } from '../../generated/signaling/types.js';
 import { TOKEN_LENGTH } from '../domain/tickets/random-token.js';
+import { documentationUrl, errors, type DomainError, type ErrorCode } from '../errors.js';
 
 export type HandshakeErrorCode = ErrorBody['code'];
 
 /** A rejection before the upgrade: the HTTP status and the error body (the HTTP API's shape). */
 export interface HandshakeError {
   status: number;
-  body: Omit<ErrorBody, 'code'> & { code: HandshakeErrorCode };
+  body: Omit<ErrorBody, 'code'> & { code: HandshakeErrorCode | ErrorCode };
 }
 
 export type HandshakeOffer = { ok: true; protocol: string; ticket: string } | { ok: false; error: HandshakeError };
@@ -25,7 +26,16 @@ function rejection(status: number, code: HandshakeErrorCode, message: string): H
   return { status, body: { code, message, documentation_url: '/docs#signaling', status: String(status) } };
 }
 
+/** Where the opening is refused as the HTTP API would refuse the request: its code, and that code's entry in /docs. */
+function apiRejection(status: number, error: DomainError): HandshakeError {
+  return { status, body: { code: error.code, message: error.message, documentation_url: documentationUrl(error.code), status: String(status) } };
+}
+
 export const handshakeErrors = {
+  /** An upgrade request for another path than /signaling: no operation answers it. */
+  routeNotFound: (method: string, path: string) => apiRejection(404, errors.routeNotFound(method, path)),
+  /** The instance is shutting down (another instance may take the client). */
+  shuttingDown: () => apiRejection(503, errors.serviceUnavailable('The server is shutting down')),
   missingProtocol: () => rejection(400, 'missing_protocol', 'The Sec-WebSocket-Protocol header names no protocol'),
   invalidProtocol: (accepted: readonly string[]) =>
     rejection(400, 'invalid_protocol', `None of the offered protocols is accepted; accepted are: ${accepted.join(', ')}`),

@@ -20,7 +20,6 @@ import { isDatabaseDown } from '../db/connect.js';
 import type { DB } from '../db/schema.js';
 import { createRoomEntryService } from '../domain/rooms/room-entry.service.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
-import { errors } from '../http/errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createLocalBus } from './bus/local.js';
@@ -119,7 +118,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   async function upgrade(request: IncomingMessage, socket: Duplex, head: Buffer): Promise<void> {
     // only before Node 24.9, which has no shouldUpgradeCallback: every upgrade request comes here
     if (!isSignalingRequest(request)) {
-      return reject(socket, 404, errors.routeNotFound(request.method ?? 'GET', pathOf(request.url)).toBody());
+      const elsewhere = handshakeErrors.routeNotFound(request.method ?? 'GET', pathOf(request.url));
+      return reject(socket, elsewhere.status, elsewhere.body);
     }
     const notAnOpening = checkUpgradeRequest(request);
     if (notAnOpening) return reject(socket, notAnOpening.status, notAnOpening.body);
@@ -236,7 +236,8 @@ function pathOf(url: string | undefined): string {
 
 /** 503: the instance is shutting down (another instance may take the client). */
 function rejectClosing(socket: Duplex): void {
-  reject(socket, 503, errors.serviceUnavailable('The server is shutting down').toBody());
+  const refusal = handshakeErrors.shuttingDown();
+  reject(socket, refusal.status, refusal.body);
 }
 
 /** A plain HTTP answer with a JSON error body, then the socket is closed. */

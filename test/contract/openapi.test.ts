@@ -185,7 +185,7 @@ describe('error codes', () => {
       readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
     const source = files('src').filter((f) => f.endsWith('.ts')).map((f) => readFileSync(f, 'utf8')).join('\n');
     const used = new Set(
-      [...source.matchAll(/new AppError\(\d+, '([a-z_]+)'|errors\.(?:badRequest|conflict)\('([a-z_]+)'/g)].map((m) => m[1] ?? m[2]!),
+      [...source.matchAll(/new DomainError\('([a-z_]+)'/g)].map((m) => m[1]!),
     );
     expect(used.size).toBeGreaterThan(10);
     const description = String(d.info.description);

@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createIdentity } from '../../src/domain/identity/identity.js';
 import { startTestApp } from '../support/test-app.js';
 import type { IdentityConfig } from '../../src/domain/identity/identity-config.js';
+import { asHttp } from '../support/http-errors.js';
 
 // oidc-provider ships no type declarations; describe the little this test uses. The specifier is not a
 // literal so the type checker does not look for declarations.
@@ -159,7 +160,7 @@ describe('a real OpenID provider (oidc-provider)', () => {
   it('refuses the same ID token for another client id', async () => {
     const tokens = await signIn('mallory');
     const identity = await createIdentity({ ...configFor(issuer), oidc: { ...configFor(issuer).oidc, client_id: 'someone-else' } });
-    await expect(identity.verifyIdToken(tokens.id_token)).rejects.toMatchObject({ status: 400, code: 'invalid_id_token' });
+    await expect(asHttp(identity.verifyIdToken(tokens.id_token))).rejects.toMatchObject({ status: 400, code: 'invalid_id_token' });
   });
 });
 

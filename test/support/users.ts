@@ -9,7 +9,8 @@ import type { Kysely } from 'kysely';
 import { loadConfig } from '../../src/config/load.js';
 import type { Config } from '../../src/config/schema.js';
 import type { DB } from '../../src/db/schema.js';
-import { AppError } from '../../src/http/errors.js';
+import { DomainError } from '../../src/errors.js';
+import { httpError, type HttpError } from '../../src/http/errors.js';
 import type { IdentityClaims } from '../../src/domain/identity/identity.js';
 import { createTariffCatalog } from '../../src/domain/tariffs/tariff-catalog.js';
 import { createUserService, type User, type UserService, type UserServiceDeps } from '../../src/domain/users/users.service.js';
@@ -84,14 +85,14 @@ export async function registerUser(
   return user;
 }
 
-/** The AppError the promise rejects with; fails the test when it resolves or rejects otherwise. */
-export async function rejection(promise: Promise<unknown>): Promise<AppError> {
+/** The DomainError the promise rejects with, as HTTP answers it; fails the test when it resolves or rejects otherwise. */
+export async function rejection(promise: Promise<unknown>): Promise<HttpError> {
   const error = await promise.then(
     () => undefined,
     (err: unknown) => err,
   );
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
+  expect(error).toBeInstanceOf(DomainError);
+  return httpError(error as DomainError);
 }
 
 /**

@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { components } from '../../../generated/openapi.js';
 import type { AssetRow, Db } from '../../db/schema.js';
-import { AppError, errors } from '../../http/errors.js';
+import { DomainError, errors } from '../../errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../paging.js';
@@ -49,16 +49,13 @@ export interface AssetServiceDeps {
 /** Uploaded files (as opposed to ones a signaling module produces) are of this kind. */
 const UPLOAD_KIND = 'upload';
 
-const storageExceeded = (quota: number) =>
-  new AppError(413, 'storage_exceeded', `Storing this file would exceed the tariff's storage quota of ${quota} bytes`);
-
 export function createAssetService({ db, storage, tariffs }: AssetServiceDeps): AssetService {
   /** The quota check; `trx` must hold the owner's row lock for the answer to stay true until the insert. */
   async function checkQuota(trx: Db, owner: { id: string; tariff_name: string | null }, size: number) {
     const quota = tariffs.forUser(owner).quotas.max_storage;
     if (quota === undefined) return; // a tariff without the quota does not limit storage
     const used = await repository.usedStorageOfOwner(trx, owner.id);
-    if (used + size > quota) throw storageExceeded(quota);
+    if (used + size > quota) throw errors.storageExceeded(quota);
   }
 
   return {

@@ -10,7 +10,7 @@
 import { createHash } from 'node:crypto';
 import type { Config } from '../../config/schema.js';
 import type { Db, EventExceptionRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Clock } from '../clock.js';
 import { scheduleOf } from '../events/event-times.js';
 import { calendarException } from '../notifications/event-mail.js';

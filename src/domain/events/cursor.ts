@@ -8,7 +8,7 @@
  * (`src/db/service-secrets.repository.ts`).
  */
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { isUuid } from '../uuid.js';
 
 export interface CursorCodec {

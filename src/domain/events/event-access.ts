@@ -5,7 +5,7 @@
  * not exist. Changes to the event itself need the creator.
  */
 import type { Db, EventRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { findEventWithMyInvite } from './events.repository.js';
 
 export type EventAccess = { kind: 'creator' | 'invitee'; event: EventRow };

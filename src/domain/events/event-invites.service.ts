@@ -6,7 +6,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import type { Db, EventInviteRole, EventInviteStatus, EventRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { queueEventNotification } from '../notifications/outbox.js';
 import { queueInviteAnswerWebhook } from '../webhooks/domain-events.js';
 import { findContactById, findContactsByEmail } from '../users/users.repository.js';
@@ -67,7 +67,7 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
           return invited.length > 0 ? 'created' : 'unchanged';
         }
         if (!config.endpoints.event_invite_external_email_address) {
-          throw errors.conflict('unknown_email', 'Only e-mail addresses of registered users can be invited');
+          throw errors.unknownEmail();
         }
         const created = await repository.insertEmailInvite(trx, event, email, role, callerId);
         if (created) await notify(trx, 'invited', event, [email], suppress);

@@ -9,7 +9,7 @@
  */
 import type { components } from '../../../generated/openapi.js';
 import type { EventRow } from '../../db/schema.js';
-import { AppError, errors } from '../../http/errors.js';
+import { DomainError, errors } from '../../errors.js';
 import { LATEST_INSTANT, instant } from '../time/instants.js';
 import { lastOccurrenceStart, validatePattern, type Series } from './recurrence.js';
 
@@ -52,8 +52,6 @@ export const NO_TIMES: TimeColumns = {
 
 type Schemas = components['schemas'];
 
-const invalidEvent = (message: string) => errors.badRequest('invalid_event', message);
-
 /** `duration_secs` is a 32-bit integer column: a longer event was once a 500 from the database. */
 const MAX_DURATION_SECS = 2_147_483_647;
 
@@ -71,11 +69,11 @@ const isMidnightUtc = (d: Date) =>
 
 /** The checks of a single occurrence's times (also used for an instance's exception). */
 export function checkOccurrenceTimes(isAllDay: boolean, startsAt: Date, endsAt: Date): void {
-  if (endsAt.getTime() < startsAt.getTime()) throw invalidEvent('ends_at must not be before starts_at');
+  if (endsAt.getTime() < startsAt.getTime()) throw errors.invalidEvent('ends_at must not be before starts_at');
   // an exception's end may be computed (its start plus the event's duration)
-  if (endsAt.getTime() > LATEST_INSTANT) throw invalidEvent('an occurrence must end by 9999-12-31T23:59:59.999Z');
+  if (endsAt.getTime() > LATEST_INSTANT) throw errors.invalidEvent('an occurrence must end by 9999-12-31T23:59:59.999Z');
   if (isAllDay && !(isMidnightUtc(startsAt) && isMidnightUtc(endsAt))) {
-    throw invalidEvent('is_all_day requires starts_at and ends_at at the start of a day (00:00:00 UTC)');
+    throw errors.invalidEvent('is_all_day requires starts_at and ends_at at the start of a day (00:00:00 UTC)');
   }
 }
 
@@ -89,7 +87,7 @@ export function scheduleColumns(schedule: Schedule): TimeColumns {
   checkTimeZone(schedule.endsTz, 'ends_at.timezone');
   checkOccurrenceTimes(schedule.isAllDay, schedule.startsAt, schedule.endsAt);
   const durationMs = schedule.endsAt.getTime() - schedule.startsAt.getTime();
-  if (Math.round(durationMs / 1000) > MAX_DURATION_SECS) throw invalidEvent(`an event must not last longer than ${MAX_DURATION_SECS} seconds (68 years)`);
+  if (Math.round(durationMs / 1000) > MAX_DURATION_SECS) throw errors.invalidEvent(`an event must not last longer than ${MAX_DURATION_SECS} seconds (68 years)`);
   let rangeEnd: Date | null = schedule.endsAt;
   if (schedule.pattern.length > 0) {
     const series = seriesOf(schedule);
@@ -171,12 +169,12 @@ export function patchedSchedule(isTimeIndependent: boolean, old: Schedule | unde
   };
 }
 
-/** The recurrence helper reports a bad rule by throwing; anything but our own AppError becomes `invalid_event`. */
+/** The recurrence helper reports a bad rule by throwing; anything but our own DomainError becomes `invalid_event`. */
 function asInvalidEvent<T>(fn: () => T): T {
   try {
     return fn();
   } catch (err) {
-    if (err instanceof AppError) throw err;
-    throw invalidEvent(`invalid recurrence_pattern: ${err instanceof Error ? err.message : String(err)}`);
+    if (err instanceof DomainError) throw err;
+    throw errors.invalidEvent(`invalid recurrence_pattern: ${err instanceof Error ? err.message : String(err)}`);
   }
 }

@@ -7,7 +7,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
 import type { Db, EventExceptionRow, EventInviteStatus, EventPatch, RoomPatch } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
 import { queueEventNotification } from '../notifications/outbox.js';
 import { queueEventWebhook } from '../webhooks/domain-events.js';
@@ -89,7 +89,7 @@ const DEFAULT_PER_PAGE = 30;
  */
 function refuseSharedFolder(body: { has_shared_folder?: boolean }): void {
   if (body.has_shared_folder === true) {
-    throw errors.badRequest('shared_folder_not_configured', 'No shared folder storage is configured for this server');
+    throw errors.sharedFolderNotConfigured();
   }
 }
 

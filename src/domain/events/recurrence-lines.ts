@@ -3,7 +3,7 @@
  * values. Nothing here knows about zones or rrule: dates stay as written, so the expansion can
  * interpret them against the series they belong to. Every refusal names the offending line.
  */
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { isKnownTimeZone } from '../time/zones.js';
 
 export type Frequency = 'YEARLY' | 'MONTHLY' | 'WEEKLY' | 'DAILY';
@@ -79,7 +79,7 @@ export function parsePattern(lines: readonly string[], isAllDay: boolean): Parse
       parseLine(line, isAllDay, pattern);
     } catch (error) {
       if (!(error instanceof LineError)) throw error;
-      throw errors.badRequest('invalid_event', `Invalid recurrence line "${line}": ${error.message}`);
+      throw errors.invalidEvent(`Invalid recurrence line "${line}": ${error.message}`);
     }
   }
   return pattern;

@@ -17,7 +17,7 @@
  *   A COUNT rule is walked once to find its last date (rrule needs ~25 µs per day, so up to ~1 s for
  *   the cap); the compiled series is cached, so that happens once per series and process.
  */
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { parsePattern, type DateValue, type ParsedPattern, type RuleSpec } from './recurrence-lines.js';
 import { buildWallRule, collectWall, iterateRule, MAX_WALL, type WallRule } from './rule-expansion.js';
 import { DAY_MS, instantToWall, isKnownTimeZone, wallMs, wallToInstant } from '../time/zones.js';
@@ -63,23 +63,23 @@ interface CompiledSeries {
   unbounded: boolean;
 }
 
-/** Throws errors.badRequest('invalid_event', …) for anything the series cannot be expanded with. */
+/** Throws errors.invalidEvent(…) for anything the series cannot be expanded with. */
 export function validatePattern(series: Series): void {
   if (!isKnownTimeZone(series.timezone)) {
-    throw errors.badRequest('invalid_event', `Unknown time zone "${series.timezone}"`);
+    throw errors.invalidEvent(`Unknown time zone "${series.timezone}"`);
   }
   const compiled = compile(series);
   if (compiled.rdates.some((instant) => instant < compiled.startMs)) {
-    throw errors.badRequest('invalid_event', 'An RDATE lies before the start of the event');
+    throw errors.invalidEvent('An RDATE lies before the start of the event');
   }
   // Before any expansion: a rule matching nothing would otherwise cost each of them the gap budget
   for (const spec of compiled.specs) {
     if (!ruleYieldsAny(compiled, spec)) {
-      throw errors.badRequest('invalid_event', `Invalid recurrence line "${spec.source}": it yields no occurrence`);
+      throw errors.invalidEvent(`Invalid recurrence line "${spec.source}": it yields no occurrence`);
     }
   }
   if (occurrences(series, { durationMs: 0, limit: 1 }).length === 0) {
-    throw errors.badRequest('invalid_event', 'The recurrence pattern yields no occurrence: every date is excluded');
+    throw errors.invalidEvent('The recurrence pattern yields no occurrence: every date is excluded');
   }
 }
 

@@ -6,7 +6,7 @@
 import { createLocalJWKSet } from 'jose';
 import type { JWTVerifyGetKey } from 'jose';
 
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { identityClaimsFrom, rolesAt } from './claims.js';
 import type { IdentityClaims } from './claims.js';
 import { devProviderFromConfig } from './dev-provider.js';

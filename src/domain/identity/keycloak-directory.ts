@@ -8,7 +8,7 @@
  * that silently misses every colleague who never logged in looks like "no such person" to the caller
  * and hides a broken secret or URL from the operator; a 503 is visible, logged and retryable.
  */
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { IdentityConfigurationError } from './identity-config.js';
 import type { IdentityConfig } from './identity-config.js';
 

@@ -27,7 +27,7 @@
  * proves more than that.
  */
 import type { Config } from '../../config/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 
 export type AttemptScope = 'source' | 'target';
 

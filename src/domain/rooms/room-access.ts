@@ -8,7 +8,7 @@
  * first; write operations then require `access.kind === 'owner'`.
  */
 import type { Db, EventInviteRole, RoomRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { findRoomWithInviteRole } from './rooms.repository.js';
 
 export type RoomAccess =

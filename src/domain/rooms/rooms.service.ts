@@ -8,7 +8,7 @@
 import type { components } from '../../../generated/openapi.js';
 import type { Db } from '../../db/schema.js';
 import type { AssetStorage } from '../assets/asset-storage.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { createSipConfig } from '../sip/sip-configs.repository.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../paging.js';

@@ -5,7 +5,7 @@
  */
 import type { components } from '../../../generated/openapi.js';
 import type { Db, SipConfigRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { requireRoomOwner } from '../rooms/room-access.js';
 import { createSipConfig, deleteSipConfig, findSipConfig, lockRoom, updateSipConfig } from './sip-configs.repository.js';
 

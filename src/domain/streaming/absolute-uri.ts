@@ -3,7 +3,7 @@
  * `http:x`, which name no server. A streaming endpoint or a public URL must say where to connect, so
  * we also require `scheme://authority` with a non-empty host, parseable as a WHATWG URL.
  */
-import { errors, type FieldError } from '../../http/errors.js';
+import { errors, type FieldError } from '../../errors.js';
 
 const SCHEME_AND_AUTHORITY = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]+/i;
 

@@ -6,7 +6,7 @@
  */
 import type { components } from '../../../generated/openapi.js';
 import type { Db, StreamingTargetPatch, StreamingTargetRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { Page, PageRequest } from '../paging.js';
 import { absoluteUriFailures, checkAbsoluteUris } from './absolute-uri.js';

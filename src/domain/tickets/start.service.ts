@@ -11,7 +11,7 @@
  * source and per code, as everywhere (invite-code.ts); a call-in pin per call-in id only.
  */
 import type { Db } from '../../db/schema.js';
-import { AppError, errors } from '../../http/errors.js';
+import { DomainError, errors } from '../../errors.js';
 import type { SignalingStore } from './signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
 import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js';
@@ -51,11 +51,6 @@ export interface StartServiceDeps {
   clock?: Clock;
 }
 
-/** A 401 names a challenge (RFC 9110 §15.5.2, as every other 401 here): the credential wanted is the room's password. */
-const wrongRoomPassword = () =>
-  new AppError(401, 'wrong_room_password', 'The room password is missing or wrong', { headers: { 'www-authenticate': 'RoomPassword' } });
-const invalidCallInCredentials = () =>
-  errors.badRequest('invalid_credentials', 'The given call-in id and pin combination is not valid');
 /** Compared against when the call-in id is unknown, so that both failures take the same time. */
 const NO_PIN = '\u0000no-pin';
 
@@ -84,7 +79,7 @@ export function createStartService({ db, signalingStore, rateLimiter, ticketCaps
     const correct = await guardAttempt(rateLimiter, passwordKeys(roomId, asker, source), () =>
       given !== undefined && secretsEqual(given, expected),
     );
-    if (!correct) throw wrongRoomPassword();
+    if (!correct) throw errors.wrongRoomPassword();
   };
 
   return {
@@ -129,7 +124,7 @@ export function createStartService({ db, signalingStore, rateLimiter, ticketCaps
         roomId = sip?.room_id;
         return secretsEqual(request.pin, sip?.password ?? NO_PIN) && sip !== undefined;
       });
-      if (!valid || !roomId) throw invalidCallInCredentials();
+      if (!valid || !roomId) throw errors.invalidCredentials();
       // a gateway has no session to resume: every call is a new participant
       return issueTicket(signalingStore, { roomId, who: { kind: 'sip', sipId: request.id } });
     },
@@ -138,6 +133,6 @@ export function createStartService({ db, signalingStore, rateLimiter, ticketCaps
 
 function rejectBreakoutRoom(breakoutRoom: StartOptions['breakout_room']): void {
   if (breakoutRoom !== undefined && breakoutRoom !== null) {
-    throw errors.badRequest('invalid_breakout_room_id', 'This room has no breakout rooms');
+    throw errors.invalidBreakoutRoomId();
   }
 }

@@ -6,7 +6,7 @@
  * caller, and its service token is a trusted credential.
  */
 import type { Config } from '../../config/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { ParticipantIdentity } from './signaling-store.js';
 import { cappedKeys } from '../caps/capped-keys.js';
 import type { WindowCounter } from '../caps/window-counter.js';

@@ -3,7 +3,7 @@
  * resumable session), stores the ticket for 30 s and returns it with a fresh resumption token.
  */
 import { randomUUID } from 'node:crypto';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { ParticipantIdentity, SignalingStore, TicketData } from './signaling-store.js';
 import { randomAlphanumeric } from './random-token.js';
 
@@ -28,7 +28,7 @@ export async function issueTicket(store: SignalingStore, request: TicketRequest)
   if (request.resumption) {
     const taken = await store.takeResumption(request.resumption, request.roomId, request.who);
     if (taken.outcome === 'running') {
-      throw errors.badRequest('session_running', 'The session of the given resumption token is still running');
+      throw errors.sessionRunning();
     }
     if (taken.outcome === 'resumed') {
       participantId = taken.record.participantId;

@@ -4,7 +4,7 @@
  * in UTC (`9999-12-31T23:00:00-14:00` is valid RFC 3339, but the year 10000 in UTC, and answers
  * always write UTC, with RFC 3339's four-digit years): both are field errors, never stored.
  */
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 
 export const EARLIEST_INSTANT = Date.parse('0000-01-01T00:00:00.000Z');
 export const LATEST_INSTANT = Date.parse('9999-12-31T23:59:59.999Z');

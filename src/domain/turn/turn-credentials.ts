@@ -16,7 +16,7 @@ import { createHmac, randomBytes } from 'node:crypto';
 
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import { systemClock, type Clock } from '../clock.js';
 
 export type TurnServerCredentials = components['schemas']['TurnServer'];

@@ -5,7 +5,7 @@
  */
 import type { Config } from '../../config/schema.js';
 import type { Db } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { AccessGrant, IdentityClaims } from '../identity/identity.js';
 import type { KeycloakDirectory } from '../identity/keycloak-directory.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
@@ -148,7 +148,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
           ]);
         }
         if (endpoints.disallow_custom_display_name && displayName !== user.display_name) {
-          throw errors.badRequest('display_name_change_forbidden', 'Changing the display name is prohibited');
+          throw errors.displayNameChangeForbidden();
         }
         changes.display_name = displayName;
       }
@@ -174,7 +174,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       if (endpoints.disable_users_find) throw errors.notFound('Finding users is disabled');
       const query = q.trim();
       if ([...query].length < MIN_QUERY_LENGTH) {
-        throw errors.badRequest('query_too_short', `The query must have at least ${MIN_QUERY_LENGTH} characters`);
+        throw errors.queryTooShort(MIN_QUERY_LENGTH);
       }
       const limit = settings.find_limit;
       const rows = await repository.searchUsers(db, caller.id, query, limit);

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import type { Config } from '../../config/schema.js';
 import type { Db, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
-import { errors } from '../../http/errors.js';
+import { errors } from '../../errors.js';
 import type { Page, PageRequest } from '../paging.js';
 import { WEBHOOK_EVENT_TYPES, type WebhookEventType } from './outbox.js';
 import { newSecret } from './signature.js';
@@ -41,7 +41,7 @@ export function createWebhookSubscriptionService(db: Db, config: Config['webhook
   return {
     async create(owner, body) {
       const refusal = await refusalOf(body.url, config);
-      if (refusal) throw errors.badRequest('webhook_url_refused', `This URL cannot receive webhooks: ${refusal}`);
+      if (refusal) throw errors.webhookUrlRefused(refusal);
       const secret = newSecret();
       const row = await db.transaction().execute(async (trx) => {
         if (owner !== null) {
@@ -49,7 +49,7 @@ export function createWebhookSubscriptionService(db: Db, config: Config['webhook
           await repository.lockSubscriber(trx, owner);
           const count = await repository.countSubscriptionsOf(trx, owner);
           if (Number(count) >= config.max_subscriptions_per_user) {
-            throw errors.conflict('webhook_subscription_limit', `A user may hold at most ${config.max_subscriptions_per_user} webhook subscriptions`);
+            throw errors.webhookSubscriptionLimit(config.max_subscriptions_per_user);
           }
         }
         return repository.insertSubscription(trx, {

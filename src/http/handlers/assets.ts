@@ -1,7 +1,7 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { callerUser } from '../auth.js';
 import { attachmentDisposition } from '../content-disposition.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { Handlers } from '../handler-types.js';
 import { pageAnswer, pageQuery } from '../pagination.js';
 import type { Services } from './services.js';

@@ -5,7 +5,7 @@
 import type { OperationsByTag } from '../../../generated/operations.js';
 import { matchesEtag } from '../../domain/calendar-feed/calendar-feed.service.js';
 import { callerUser } from '../auth.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { Handlers } from '../handler-types.js';
 import { linkOrigin } from '../pagination.js';
 import type { Services } from './services.js';
@@ -23,7 +23,7 @@ export function calendarFeedHandlers({ calendarFeeds: feeds, publicUrl }: Servic
     async issue_calendar_feed({ caller, req }) {
       // the URL is absolute: on [http] public_url, else on the request's own scheme and Host
       const origin = linkOrigin(req, publicUrl);
-      if (!origin) throw errors.badRequest('invalid_host', 'The Host header is not a host name; set [http] public_url');
+      if (!origin) throw errors.invalidHost();
       const { token, createdAt } = await feeds.issue(callerUser(caller).id);
       const url = `${origin}/v1/calendar_feeds/${token}/meetings.ics`;
       return { status: 201, body: { created_at: createdAt.toISOString(), url, webcal_url: url.replace(/^https?:/, 'webcal:') } };

@@ -3,7 +3,7 @@
  * and the README's status table lists them (a test keeps the two in step).
  */
 import type { OperationId } from '../../../generated/operations.js';
-import { errors } from '../errors.js';
+import { errors } from '../../errors.js';
 import type { Handlers } from '../handler-types.js';
 
 export const NOT_YET_IMPLEMENTED = {} as const satisfies Partial<Record<OperationId, number>>;

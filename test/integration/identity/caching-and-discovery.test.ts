@@ -7,6 +7,9 @@ import { createIdentity } from '../../../src/domain/identity/identity.js';
 import { CLOCK_TOLERANCE_SECONDS } from '../../../src/domain/identity/token-verification.js';
 import { startTestIssuer } from '../../support/oidc-issuer.js';
 import type { TestIssuer } from '../../support/oidc-issuer.js';
+import { DomainError } from '../../../src/errors.js';
+import { httpError } from '../../../src/http/errors.js';
+import { asHttp } from '../../support/http-errors.js';
 
 const issuers: TestIssuer[] = [];
 async function issuerForTest(options?: { port?: number }): Promise<TestIssuer> {
@@ -55,7 +58,7 @@ describe('key and token caching', () => {
     expect(issuer.requests.jwks).toBe(2); // an unknown token does verify
 
     clock = first.expires_at.getTime() + (CLOCK_TOLERANCE_SECONDS + 1) * 1000;
-    await expect(identity.verifyAccessToken(token)).rejects.toMatchObject({
+    await expect(asHttp(identity.verifyAccessToken(token))).rejects.toMatchObject({
       status: 401,
       headers: { 'www-authenticate': 'Bearer error="invalid_token", error_description="The provided access token expired"' },
     });
@@ -66,8 +69,8 @@ describe('key and token caching', () => {
     const issuer = await issuerForTest();
     const identity = await createIdentity(issuer.identityConfig(), { jwksCacheMaxAgeMs: 0 });
     const bad = await issuer.bad.foreignKey('access');
-    await expect(identity.verifyAccessToken(bad)).rejects.toMatchObject({ status: 401 });
-    await expect(identity.verifyAccessToken(bad)).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(identity.verifyAccessToken(bad))).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(identity.verifyAccessToken(bad))).rejects.toMatchObject({ status: 401 });
     expect(issuer.requests.jwks).toBe(2);
   });
 });
@@ -78,8 +81,8 @@ describe('discovery while the identity provider is down', () => {
     issuer.available = false;
     const identity = await createIdentity(issuer.identityConfig(), { discoveryRetryAfterMs: 0 });
     const token = await issuer.idToken();
-    await expect(identity.verifyIdToken(token)).rejects.toMatchObject({ status: 503, code: 'identity_provider_unavailable' });
-    await expect(identity.verifyAccessToken(await issuer.accessToken())).rejects.toMatchObject({ status: 503 });
+    await expect(asHttp(identity.verifyIdToken(token))).rejects.toMatchObject({ status: 503, code: 'identity_provider_unavailable' });
+    await expect(asHttp(identity.verifyAccessToken(await issuer.accessToken()))).rejects.toMatchObject({ status: 503 });
     issuer.available = true;
     await expect(identity.verifyIdToken(token)).resolves.toMatchObject({ subject: 'user-1' });
     expect(issuer.requests.discovery).toBe(3);
@@ -91,9 +94,9 @@ describe('discovery while the identity provider is down', () => {
     let clock = Date.now();
     const identity = await createIdentity(issuer.identityConfig(), { discoveryRetryAfterMs: 5_000, now: () => clock });
     const token = await issuer.idToken();
-    await expect(identity.verifyIdToken(token)).rejects.toMatchObject({ status: 503 });
+    await expect(asHttp(identity.verifyIdToken(token))).rejects.toMatchObject({ status: 503 });
     issuer.available = true;
-    await expect(identity.verifyIdToken(token)).rejects.toMatchObject({ status: 503 });
+    await expect(asHttp(identity.verifyIdToken(token))).rejects.toMatchObject({ status: 503 });
     expect(issuer.requests.discovery).toBe(1);
     clock += 5_000;
     await expect(identity.verifyIdToken(token)).resolves.toMatchObject({ subject: 'user-1' });
@@ -107,7 +110,7 @@ describe('discovery while the identity provider is down', () => {
       oidc: { issuer: `http://127.0.0.1:${port}/realms/test`, client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'x' },
     };
     const identity = await createIdentity(config, { discoveryRetryAfterMs: 0 });
-    await expect(identity.verifyAccessToken('a.b.c')).rejects.toMatchObject({ status: 503 });
+    await expect(asHttp(identity.verifyAccessToken('a.b.c'))).rejects.toMatchObject({ status: 503 });
     const issuer = await issuerForTest({ port });
     await expect(identity.verifyAccessToken(await issuer.accessToken())).resolves.toMatchObject({ subject: 'user-1' });
   });
@@ -117,7 +120,7 @@ describe('discovery while the identity provider is down', () => {
     const identity = await createIdentity(issuer.identityConfig(), { jwksCacheMaxAgeMs: 0 });
     await identity.verifyAccessToken(await issuer.accessToken());
     issuer.available = false;
-    await expect(identity.verifyAccessToken(await issuer.accessToken({ sub: 'new' }))).rejects.toMatchObject({
+    await expect(asHttp(identity.verifyAccessToken(await issuer.accessToken({ sub: 'new' })))).rejects.toMatchObject({
       status: 503, code: 'identity_provider_unavailable',
     });
   });
@@ -126,7 +129,8 @@ describe('discovery while the identity provider is down', () => {
     const issuer = await issuerForTest();
     const identity = await createIdentity(issuer.identityConfig({ issuer: `${issuer.issuer}/` }));
     const error = await identity.verifyIdToken(await issuer.idToken()).catch((e: unknown) => e);
-    expect(error).toMatchObject({ status: 503 });
+    expect(error).toBeInstanceOf(DomainError);
+    expect(httpError(error as DomainError)).toMatchObject({ status: 503 });
     expect(String((error as Error).cause)).toMatch(/names the issuer/);
   });
 });

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createKeycloakDirectory, keycloakDirectoryFromConfig } from '../../../src/domain/identity/keycloak-directory.js';
 import { startKeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
 import type { KeycloakAdminStandIn } from '../../support/keycloak-admin-stand-in.js';
+import { asHttp } from '../../support/http-errors.js';
 
 let keycloak: KeycloakAdminStandIn;
 beforeAll(async () => {
@@ -43,18 +44,18 @@ describe('Keycloak user directory', () => {
   });
 
   it('answers 503 identity_directory_unavailable on a wrong secret, an admin API failure or an unreachable host', async () => {
-    await expect(directoryFor('wrong').search('ada', 5)).rejects.toMatchObject({ status: 503, code: 'identity_directory_unavailable' });
+    await expect(asHttp(directoryFor('wrong').search('ada', 5))).rejects.toMatchObject({ status: 503, code: 'identity_directory_unavailable' });
     const directory = directoryFor();
     keycloak.failUsersWith = 500;
     try {
-      await expect(directory.search('ada', 5)).rejects.toMatchObject({ status: 503, code: 'identity_directory_unavailable' });
+      await expect(asHttp(directory.search('ada', 5))).rejects.toMatchObject({ status: 503, code: 'identity_directory_unavailable' });
     } finally {
       keycloak.failUsersWith = undefined;
     }
     const unreachable = createKeycloakDirectory({
       adminApiUrl: 'http://127.0.0.1:1/admin/realms/test', tokenEndpoint: 'http://127.0.0.1:1/token', clientId: 'x', clientSecret: 'y',
     });
-    await expect(unreachable.search('ada', 5)).rejects.toMatchObject({ status: 503 });
+    await expect(asHttp(unreachable.search('ada', 5))).rejects.toMatchObject({ status: 503 });
   });
 
   it('is built from [oidc] settings, deriving the token endpoint from the issuer', async () => {

@@ -5,6 +5,7 @@ import type { Identity } from '../../../src/domain/identity/identity.js';
 import { OTHER_CLIENT, startTestIssuer } from '../../support/oidc-issuer.js';
 import type { TestIssuer } from '../../support/oidc-issuer.js';
 import { rejection } from '../../support/users.js';
+import { asHttp } from '../../support/http-errors.js';
 
 let issuer: TestIssuer;
 let identity: Identity;
@@ -212,8 +213,8 @@ describe('service tokens', () => {
   });
 
   it('refuses a user token (no roles) and a bad token with 401', async () => {
-    await expect(gateways.verifyServiceToken(await issuer.accessToken(), 'call-in')).rejects.toMatchObject({ status: 401 });
-    await expect(gateways.verifyServiceToken(await issuer.bad.foreignKey('access'), 'call-in')).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(gateways.verifyServiceToken(await issuer.accessToken(), 'call-in'))).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(gateways.verifyServiceToken(await issuer.bad.foreignKey('access'), 'call-in'))).rejects.toMatchObject({ status: 401 });
   });
 
   it('reads roles at a configured claim path', async () => {
@@ -221,7 +222,7 @@ describe('service tokens', () => {
     const token = await issuer.accessToken({ resource_access: { convene: { roles: ['call-in'] } } });
     await expect(custom.verifyServiceToken(token, 'call-in')).resolves.toMatchObject({ roles: ['call-in'] });
     const gatewayToken = await issuer.serviceToken(['call-in']);
-    await expect(custom.verifyServiceToken(gatewayToken, 'call-in')).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(custom.verifyServiceToken(gatewayToken, 'call-in'))).rejects.toMatchObject({ status: 401 });
   });
 });
 

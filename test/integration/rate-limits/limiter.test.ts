@@ -12,6 +12,7 @@ import { attemptKeys, guardAttempt, type RateLimiter, type RateLimitPolicy } fro
 import { createRedisRateLimiter } from '../../../src/domain/rate-limit/redis-rate-limiter.js';
 import { runTag } from '../../support/redis-time.js';
 import { redisUrl } from '../../support/signaling.js';
+import { asHttp } from '../../support/http-errors.js';
 
 const policy: RateLimitPolicy = { windowSeconds: 300, failuresPerSource: 5, failuresPerTarget: 20 };
 const ATTEMPTS = 100;
@@ -62,12 +63,12 @@ async function fire(instances: RateLimiter[], keysOf: (i: number) => ReturnType<
   await Promise.all(
     Array.from({ length: ATTEMPTS }, async (_, i) => {
       try {
-        await guardAttempt(instances[i % instances.length]!, keysOf(i), async () => {
+        await asHttp(guardAttempt(instances[i % instances.length]!, keysOf(i), async () => {
           outcome.ran += 1;
           await lookup();
           if (!succeeds(i)) failedRuns.push(i);
           return succeeds(i);
-        });
+        }));
       } catch (err: any) {
         expect(err).toMatchObject({ status: 429, code: 'too_many_requests' });
         outcome.refused += 1;
@@ -86,7 +87,7 @@ describe.each(subjects)('%s rate limiter under concurrency', (_name, make) => {
     const outcome = await fire(instances, () => keys);
     expect(outcome).toMatchObject({ ran: policy.failuresPerSource, refused: ATTEMPTS - policy.failuresPerSource });
     // afterwards the source is used up until its window ends
-    await expect(guardAttempt(instances[0]!, keys, () => true)).rejects.toMatchObject({ status: 429 });
+    await expect(asHttp(guardAttempt(instances[0]!, keys, () => true))).rejects.toMatchObject({ status: 429 });
   });
 
   it(`runs ${policy.failuresPerTarget} of ${ATTEMPTS} wrong guesses at one target from as many sources`, async () => {
@@ -124,7 +125,7 @@ describe.each(subjects)('%s rate limiter under concurrency', (_name, make) => {
     expect(most).toBeLessThanOrEqual(policy.failuresPerSource);
     const failing = await fire(instances, () => keys);
     expect(failing.ran).toBe(policy.failuresPerSource);
-    const afterFailures = await guardAttempt(instances[0]!, keys, () => true).catch((err) => Number(err.headers['retry-after']));
+    const afterFailures = await asHttp(guardAttempt(instances[0]!, keys, () => true)).catch((err) => Number(err.headers['retry-after']));
     expect(afterFailures).toBeGreaterThanOrEqual(policy.windowSeconds - 5);
   });
 
@@ -134,7 +135,7 @@ describe.each(subjects)('%s rate limiter under concurrency', (_name, make) => {
     const held = new Promise<void>((resolve) => (release = resolve));
     const slow = Array.from({ length: policy.failuresPerSource }, () => guardAttempt(instances[0]!, keys, () => held.then(() => true)));
     const started = Date.now();
-    const refusal = await guardAttempt(instances[1 % instances.length]!, keys, () => true).catch((err) => err);
+    const refusal = await asHttp(guardAttempt(instances[1 % instances.length]!, keys, () => true)).catch((err) => err);
     expect(Date.now() - started).toBeGreaterThanOrEqual(1_900);
     expect(refusal).toMatchObject({ status: 429, code: 'too_many_requests', headers: { 'retry-after': '1' } });
     release();

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { AppError } from '../../../src/http/errors.js';
+import { DomainError } from '../../../src/errors.js';
+import { httpError } from '../../../src/http/errors.js';
 import {
   formatInstanceId,
   isOccurrence,
@@ -24,10 +25,10 @@ function invalidEventMessage(of: Series): string {
   try {
     validatePattern(of);
   } catch (error) {
-    expect(error).toBeInstanceOf(AppError);
-    expect((error as AppError).status).toBe(400);
-    expect((error as AppError).code).toBe('invalid_event');
-    return (error as AppError).message;
+    expect(error).toBeInstanceOf(DomainError);
+    expect(httpError(error as DomainError).status).toBe(400);
+    expect((error as DomainError).code).toBe('invalid_event');
+    return (error as DomainError).message;
   }
   throw new Error('validatePattern accepted the series');
 }

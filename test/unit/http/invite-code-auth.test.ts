@@ -7,7 +7,8 @@ import { describe, expect, it } from 'vitest';
 import type { Identity } from '../../../src/domain/identity/identity.js';
 import type { User, UserService } from '../../../src/domain/users/users.service.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from '../../../src/http/auth.js';
-import { AppError, errors } from '../../../src/http/errors.js';
+import { DomainError, errors } from '../../../src/errors.js';
+import { httpError, type HttpError } from '../../../src/http/errors.js';
 
 const CODE = '6f2d8a41-7c3e-4b95-9e1a-2c4d6b8f0e13';
 const ROOM = '9c1e7f4a-3b2d-4e8f-a1c6-5d7b9e0f2a34';
@@ -39,10 +40,10 @@ function fakeDeps(validCodes: string[] = [CODE]) {
   return { deps, calls };
 }
 
-async function rejection(promise: Promise<unknown>): Promise<AppError> {
+async function rejection(promise: Promise<unknown>): Promise<HttpError> {
   const error = await promise.then(() => undefined, (err: unknown) => err);
-  expect(error).toBeInstanceOf(AppError);
-  return error as AppError;
+  expect(error).toBeInstanceOf(DomainError);
+  return httpError(error as DomainError);
 }
 
 describe('resolveCaller with invite codes', () => {

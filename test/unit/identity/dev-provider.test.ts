@@ -10,6 +10,7 @@ import {
 } from '../../../src/domain/identity/dev-provider.js';
 import type { IdentityConfig } from '../../../src/domain/identity/identity-config.js';
 import { IdentityConfigurationError, createIdentity, identityMode } from '../../../src/domain/identity/identity.js';
+import { asHttp } from '../../support/http-errors.js';
 
 const ISSUER = 'http://localhost:11311/dev-idp';
 
@@ -51,8 +52,8 @@ describe('development identity provider', () => {
     expect(decodeJwt(tokens.access_token)).toMatchObject({ aud: 'convene', azp: 'convene', realm_access: { roles: ['call-in'] } });
     // RFC 9068: the access token says what it is, so its ID token can never stand in for it
     expect(decodeProtectedHeader(tokens.access_token).typ).toBe('at+jwt');
-    await expect(identity.verifyAccessToken(tokens.id_token)).rejects.toMatchObject({ status: 401 });
-    await expect(identity.verifyIdToken(tokens.access_token)).rejects.toMatchObject({ status: 400 });
+    await expect(asHttp(identity.verifyAccessToken(tokens.id_token))).rejects.toMatchObject({ status: 401 });
+    await expect(asHttp(identity.verifyIdToken(tokens.access_token))).rejects.toMatchObject({ status: 400 });
   });
 
   it('honours the lifetime, the audience and the roles claim path', async () => {

@@ -7,8 +7,10 @@ import { describe, expect, it } from 'vitest';
 import { createLocalRateLimiter } from '../../../src/domain/rate-limit/local-rate-limiter.js';
 import { attemptKeys, guardAttempt, type RateLimiter, type RateLimitPolicy } from '../../../src/domain/rate-limit/rate-limiter.js';
 import { createRedisRateLimiter } from '../../../src/domain/rate-limit/redis-rate-limiter.js';
-import { AppError } from '../../../src/http/errors.js';
+import { DomainError } from '../../../src/errors.js';
+import { httpError, type HttpError } from '../../../src/http/errors.js';
 import { clockedSubjects, runTag } from '../../support/redis-time.js';
+import { asHttp } from '../../support/http-errors.js';
 
 const policy: RateLimitPolicy = { windowSeconds: 300, failuresPerSource: 3, failuresPerTarget: 5 };
 
@@ -24,14 +26,14 @@ const subjects = clockedSubjects('rate limiter', {
 });
 
 /** The 429 a reservation throws, or undefined when it lets the attempt through (which then ends, uncounted). */
-async function refusal(limiter: RateLimiter, keys: ReturnType<typeof attemptKeys>): Promise<AppError | undefined> {
+async function refusal(limiter: RateLimiter, keys: ReturnType<typeof attemptKeys>): Promise<HttpError | undefined> {
   try {
     await limiter.reserve(keys);
     await limiter.release(keys, false);
     return undefined;
   } catch (err) {
-    expect(err).toBeInstanceOf(AppError);
-    return err as AppError;
+    expect(err).toBeInstanceOf(DomainError);
+    return httpError(err as DomainError);
   }
 }
 
@@ -112,7 +114,7 @@ describe.each(subjects)('%s rate limiter', (_name, make) => {
     for (let i = 0; i < 10; i++) expect(await guardAttempt(limiter, keys, () => true)).toBe(true);
     for (let i = 0; i < policy.failuresPerSource; i++) expect(await guardAttempt(limiter, keys, async () => false)).toBe(false);
     let ran = false;
-    await expect(guardAttempt(limiter, keys, () => (ran = true))).rejects.toMatchObject({ status: 429 });
+    await expect(asHttp(guardAttempt(limiter, keys, () => (ran = true)))).rejects.toMatchObject({ status: 429 });
     expect(ran).toBe(false); // a refused attempt never reaches the secret
   });
 });

@@ -2,7 +2,8 @@ import { createHmac } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
 
 import { randomOpaqueId, turnCredentials, turnPassword } from '../../../src/domain/turn/turn-credentials.js';
-import { AppError } from '../../../src/http/errors.js';
+import { DomainError } from '../../../src/errors.js';
+import { httpError } from '../../../src/http/errors.js';
 
 const NOW_MS = Date.UTC(2026, 10, 22, 10, 0, 0, 999); // the milliseconds are dropped, not rounded up
 const NOW_S = Math.floor(NOW_MS / 1000);
@@ -51,8 +52,8 @@ describe('turnCredentials', () => {
     } catch (err) {
       error = err;
     }
-    expect(error).toBeInstanceOf(AppError);
-    expect(error).toMatchObject({ status: 500, code: 'turn_not_configured' });
+    expect(error).toBeInstanceOf(DomainError);
+    expect(httpError(error as DomainError)).toMatchObject({ status: 500, code: 'turn_not_configured' });
   });
 });
 

@@ -37,6 +37,7 @@ import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from 
 import type { ChatState, ChatStore, ScopeRef, StoredMessage } from './chat-store.js';
 import { createLocalChatStore } from './chat-store.local.js';
 import { createRedisChatStore } from './chat-store.redis.js';
+import { sendError } from '../../errors.js';
 
 const NAMESPACE = 'chat';
 
@@ -75,7 +76,7 @@ export function createChatModule(deps: ModuleDeps, store: ChatStore = defaultSto
   };
 }
 
-const fail = (session: Session, error: ChatError) => session.send(NAMESPACE, { message: 'error', error });
+const fail = (session: Session, error: ChatError) => sendError(session, NAMESPACE, error);
 const groupsOf = (session: Session): readonly string[] => session.participant.groups ?? [];
 
 /** Whether the participant is in the room now, on any instance. */

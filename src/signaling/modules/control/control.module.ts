@@ -41,6 +41,7 @@ import { createCrashCleanup, type CrashCleanup } from './membership-sweep.js';
 import { roomModules, viewOf } from './participant-view.js';
 import { createRoles, type Roles } from './roles.js';
 import { createTimeLimit } from './time-limit.js';
+import { sendError } from '../../errors.js';
 
 /** Commands of a participant in the room only (before entering it: `not_yet_joined`). */
 const IN_ROOM = new Set(['raise_hand', 'lower_hand', 'grant_moderator_role', 'revoke_moderator_role']);
@@ -83,7 +84,7 @@ function controlParts(deps: ModuleDeps): ControlParts & { hands: Hands; roles: R
     listed: listedRecently(() => deps.scheduler.now(), { arrival: 'joined', departure: 'left' }),
     moderationOf: (session) => moderationOf(deps, session),
     publishUpdate: (session, hub) => publishUpdate(deps, session, hub),
-    fail: (session, error) => session.send('control', { message: 'error', error }),
+    fail: (session, error) => sendError(session, 'control', error),
     now: () => new Date(deps.scheduler.now()).toISOString(),
   };
   parts.crashCleanup = crashCleanupOf(parts);

@@ -6,6 +6,7 @@
  * deep, which JSON.parse reads but JSON.stringify cannot write back (it recurses and runs out of
  * stack): a payload nesting deeper than MAX_NESTING is answered `invalid_message` instead.
  */
+import { sendError } from '../../errors.js';
 import type { ModuleDeps, SignalingModule } from '../module.js';
 
 /** How deep objects and arrays may nest in an echoed payload, the payload itself counting as one. */
@@ -16,10 +17,10 @@ export function createEchoModule(_deps: ModuleDeps): SignalingModule {
     namespace: 'echo',
     async handleCommand(session, command) {
       if (nestsDeeperThan(command, MAX_NESTING)) {
-        session.send('control', {
-          message: 'error',
-          error: 'invalid_message',
-          details: { namespace: 'echo', action: command.action, problems: [`/payload nests deeper than ${MAX_NESTING} levels`] },
+        sendError(session, 'control', 'invalid_message', {
+          namespace: 'echo',
+          action: command.action,
+          problems: [`/payload nests deeper than ${MAX_NESTING} levels`],
         });
         return;
       }

@@ -40,6 +40,7 @@ import { createRaisedHands, type RaisedHands } from './raised-hands.js';
 import { createRemovals, type Removals } from './removals.js';
 import { createWaitingRoomSwitch, type WaitingRoomSwitch } from './waiting-room-switch.js';
 import { admit, enterWaitingRoom, joinData, leaveWaitingRoom, mustWait, showWaitingRoom } from './waiting-room.js';
+import { sendError } from '../../errors.js';
 
 /** The module's parts with the moderators' tools it delegates to. */
 interface Moderation extends ModerationParts {
@@ -77,7 +78,7 @@ function moderationParts(deps: ModuleDeps): Moderation {
     waitingRoom: deps.redis ? createRedisWaitingRoomStore(deps.redis, deps.liveness?.id) : createLocalWaitingRoomStore(),
     settings: deps.redis ? createRedisRoomSettingsStore(deps.redis) : createLocalRoomSettingsStore(),
     control: () => deps.modules().get('control') as ControlModule,
-    fail: (session, error) => session.send('moderation', { message: 'error', error }),
+    fail: (session, error) => sendError(session, 'moderation', error),
     enterWaitingRoom: (session, hub, answer) => enterWaitingRoom(parts, session, hub, answer),
     admit: (roomId, target, hub) => admit(parts, roomId, target, hub),
     listed: listedRecently(() => deps.scheduler.now(), { arrival: 'joined_waiting_room', departure: 'left_waiting_room' }),

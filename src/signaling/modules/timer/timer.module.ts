@@ -32,6 +32,7 @@ import { NAMESPACE, publishStopped } from './stopped.js';
 import type { RunningTimer, TimerStore } from './timer-store.js';
 import { createLocalTimerStore } from './timer-store.local.js';
 import { createRedisTimerStore } from './timer-store.redis.js';
+import { sendError } from '../../errors.js';
 
 /** The latest instant RFC 3339 can write (a later `ends_at` would need a five-digit year). */
 const LATEST_END_MS = Date.UTC(9999, 11, 31, 23, 59, 59, 999);
@@ -70,7 +71,7 @@ export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultS
 
 const iso = (ms: number) => new Date(ms).toISOString();
 
-const fail = (session: Session, error: ErrorCode) => session.send(NAMESPACE, { message: 'error', error });
+const fail = (session: Session, error: ErrorCode) => sendError(session, NAMESPACE, error);
 
 async function handleCommand(parts: TimerParts, session: Session, command: CommandPayload, hub: RoomHub): Promise<void> {
   switch (command.action) {
