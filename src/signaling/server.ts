@@ -13,11 +13,10 @@ import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';
 import type { Duplex } from 'node:stream';
 import type { Redis } from 'ioredis';
-import type { Kysely } from 'kysely';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/schema.js';
 import { isDatabaseDown } from '../db/connect.js';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { createRoomEntryService } from '../domain/rooms/room-entry.service.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
 import type { Logger } from '../logger.js';
@@ -40,7 +39,7 @@ import type { Acquired } from '../domain/caps/open-counter.js';
 
 export interface SignalingServerDeps {
   config: Config;
-  db: Kysely<DB>;
+  db: Db;
   tariffs: TariffCatalog;
   signalingStore: SignalingStore;
   /** Set when instances share state: the bus and the modules' state then live in Redis. */

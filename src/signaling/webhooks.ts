@@ -14,8 +14,7 @@
  * a time limit to reach the outbox. What a process crash finds in memory is lost.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Kysely } from 'kysely';
-import type { DB } from '../db/schema.js';
+import type { Db } from '../db/schema.js';
 import { enqueueWebhook, type WebhookData, type WebhookEventType } from '../domain/webhooks/outbox.js';
 import type { Logger } from '../logger.js';
 import type { RoomContext } from './room-context.js';
@@ -50,7 +49,7 @@ interface Queued {
   dropped: boolean;
 }
 
-export function createSignalingWebhooks(db: Kysely<DB>, logger: Logger, options: SignalingWebhooksOptions): SignalingWebhooks {
+export function createSignalingWebhooks(db: Db, logger: Logger, options: SignalingWebhooksOptions): SignalingWebhooks {
   // every waiting event in arrival order (the oldest first, dropped first), and per room, so that
   // a room's events enter the outbox in the order they happened here
   const all = new Set<Queued>();

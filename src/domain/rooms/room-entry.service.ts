@@ -7,8 +7,7 @@
  * likewise a guest's code deactivated since. Also here: a moderator's ban, of a registered user
  * (`room_bans`) or of a guest (its invite code deactivated, as the owner's withdrawal does).
  */
-import type { Kysely } from 'kysely';
-import type { DB, EventInviteRole } from '../../db/schema.js';
+import type { Db, EventInviteRole } from '../../db/schema.js';
 import { findMeetingDetails } from './rooms.repository.js';
 import { deactivateInviteCode, findRoomEntryRow, insertRoomBan, type RoomEntryRow } from './room-entry.repository.js';
 import { toMeetingDetails, type RoomEventInfo } from './room-view.js';
@@ -45,7 +44,7 @@ export interface RoomEntryService {
 }
 
 export interface RoomEntryDeps {
-  db: Kysely<DB>;
+  db: Db;
   /** `[call_in]`, for the event's meeting details. */
   callIn?: { tel?: string; uri?: string };
 }

@@ -7,10 +7,9 @@
  * The control module drives the join flow and departures and asks the other modules for their
  * parts; the connection hands each validated command to its namespace's module.
  */
-import type { Kysely } from 'kysely';
 import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
-import type { DB } from '../../db/schema.js';
+import type { Db } from '../../db/schema.js';
 import type { RoomEntryService } from '../../domain/rooms/room-entry.service.js';
 import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
@@ -51,7 +50,7 @@ export interface SignalingModule extends HubModule {
 /** What every module factory gets. `redis` is set when instances share state through Redis. */
 export interface ModuleDeps {
   config: Config;
-  db: Kysely<DB>;
+  db: Db;
   /** Who may enter a room, and bans (the moderation module's `ban`); absent: the room entry service on `db`. */
   roomEntry?: RoomEntryService;
   redis?: Redis;
