@@ -22,7 +22,10 @@ try {
 }
 // Each build starts from an empty output: tsc never removes what it wrote for sources since moved or
 // deleted (src/client/ moved to packages/client/), and the packed server must not carry those.
-for (const [project, out] of [['tsconfig.build.json', 'dist'], ['packages/client/tsconfig.json', 'packages/client/dist']]) {
+for (const [project, out] of [
+  ['tsconfig.build.json', 'dist'],
+  ['packages/client/tsconfig.json', 'packages/client/dist'],
+]) {
   rmSync(new URL(`../${out}`, import.meta.url), { recursive: true, force: true });
   const build = spawnSync(process.execPath, [compiler, '-p', project], { stdio: 'inherit' });
   if (build.status !== 0) process.exit(build.status ?? 1);

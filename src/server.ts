@@ -132,9 +132,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     // while the listener stays open for the signaling shutdown (whose new sockets get 503 as well);
     // requests under way finish.
     let closing = false;
-    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) =>
-      closing ? refuseWhileClosing(req, res) : http.app(req, res),
-    );
+    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) => (closing ? refuseWhileClosing(req, res) : http.app(req, res)));
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     const signaling = createSignalingServer({
       config,
@@ -257,9 +255,7 @@ function handlerServices(parts: ServiceParts): Services {
  */
 function refuseWhileClosing(req: IncomingMessage, res: ServerResponse): void {
   const health = req.url === '/health' || req.url?.startsWith('/health?');
-  const body = JSON.stringify(
-    health ? { status: 'unavailable', database: 'up' } : errorBody(errors.serviceUnavailable('The server is shutting down')),
-  );
+  const body = JSON.stringify(health ? { status: 'unavailable', database: 'up' } : errorBody(errors.serviceUnavailable('The server is shutting down')));
   res.writeHead(503, {
     'content-type': 'application/json; charset=utf-8',
     'content-length': Buffer.byteLength(body),

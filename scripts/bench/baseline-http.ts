@@ -36,7 +36,9 @@ let query: Query;
 let closeDatabase: () => Promise<void>;
 if (process.env.DATABASE_URL || named) {
   const pglite = process.env.DATABASE_URL ? undefined : await PGlite.create({ dataDir: join(dataDir, 'pglite') });
-  const pool = new pg.Pool(pglite ? { ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } : { connectionString: process.env.DATABASE_URL, max: POOL_SIZE });
+  const pool = new pg.Pool(
+    pglite ? { ...createPgConfig(pglite), max: 1, idleTimeoutMillis: 0 } : { connectionString: process.env.DATABASE_URL, max: POOL_SIZE },
+  );
   query = async (text, values) => (await pool.query(named ? { name: 'room_access', text, values } : { text, values })).rows;
   closeDatabase = async () => {
     await pool.end();

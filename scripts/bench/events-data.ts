@@ -25,7 +25,7 @@ export async function seedEvents(call: Call): Promise<{ dailyId: string }> {
   const iso = (ms: number) => new Date(ms).toISOString();
   for (let i = 0; i < 500; i++) {
     // spread over the year, at whole quarter hours; every fifth event recurs weekly all year
-    const start = year + Math.floor(((i * 7919) % 500) / 500 * 365 * 96) * 15 * 60_000;
+    const start = year + Math.floor((((i * 7919) % 500) / 500) * 365 * 96) * 15 * 60_000;
     const recurring = i % 5 === 0;
     const { json: event } = await call('POST', '/events?suppress_email_notification=true', {
       title: `Meeting ${i}`,

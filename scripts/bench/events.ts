@@ -17,7 +17,9 @@ try {
   console.log('seeding 500 events (100 weekly, 20 of them with 2 exceptions) and a 10-year daily series …');
   const seedStarted = Date.now();
   const { dailyId } = await seedEvents(call);
-  console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (${user.name}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'})\n`);
+  console.log(
+    `seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (${user.name}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'})\n`,
+  );
 
   async function measure(label: string, iterations: number, fn: () => Promise<unknown>): Promise<void> {
     const { rps, p50, p99 } = await measureSequential(iterations, fn);

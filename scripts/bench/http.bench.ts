@@ -51,7 +51,7 @@ const onlyOperation = process.env.BENCH_OPERATION ?? '';
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 const BASELINE = `baseline: bare node:http + ${databaseUrl ? 'pg' : 'PGlite'}, GET /rooms/{id}`;
-const BASELINE_NOTE = `the same JSON from the same query, no framework or authentication${databaseUrl ? '' : '; with PGlite\'s own query(), as the embedded default has no PostgreSQL server for pg'}`;
+const BASELINE_NOTE = `the same JSON from the same query, no framework or authentication${databaseUrl ? '' : "; with PGlite's own query(), as the embedded default has no PostgreSQL server for pg"}`;
 const NAMED_BASELINE = `bare node:http + pg${databaseUrl ? '' : ' over PGlite'}, named statement, GET /rooms/{id}`;
 const SINGLE_QUERY_TARGET = '≥ 0.50× baseline, p99 < 25 ms';
 
@@ -231,7 +231,7 @@ try {
   const call = jsonCaller(url, tokens.access_token);
   const { json: me } = await call('GET', '/users/me');
   const { json: room } = await call('POST', '/rooms', { enable_sip: false });
-  console.log('seeding the events benchmark\'s data …');
+  console.log("seeding the events benchmark's data …");
   const seedStarted = Date.now();
   const { dailyId } = await seedEvents(call);
   console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
@@ -259,7 +259,7 @@ try {
   const get = (path: string): Target => ({ url: `${url}/v1${path}`, method: 'GET', headers: bearer });
   const post = (path: string, headers: Record<string, string>, body: string): Target => ({ url: `${url}/v1${path}`, method: 'POST', headers, body });
   const operations: (Subject & { singleQuery?: true; note: string })[] = [
-    { label: 'GET /v1/rooms/{id}', server, target: get(`/rooms/${room.id}`), singleQuery: true, note: 'one query: the room and the caller\'s invite role' },
+    { label: 'GET /v1/rooms/{id}', server, target: get(`/rooms/${room.id}`), singleQuery: true, note: "one query: the room and the caller's invite role" },
     { label: 'GET /v1/users/me', server, target: get('/users/me'), singleQuery: true, note: 'one query: the storage used' },
     { label: 'GET /v1/users/me/tariff', server, target: get('/users/me/tariff'), note: 'no query: the HTTP stack and the token check alone' },
     {
@@ -268,8 +268,8 @@ try {
       target: post(`/rooms/${room.id}/start`, { ...bearer, ...json }, '{}'),
       note: `one query and a ticket into the ${redis ? 'Redis' : 'in-process'} signaling store`,
     },
-    { label: 'POST /v1/auth/login', server, target: post('/auth/login', json, loginBody), note: 'an ID token\'s signature check and the user\'s upsert' },
-    { label: 'GET /v1/events (a year, first page of 30)', server, target: get(`/events?${YEAR_RANGE}`), note: 'the events benchmark\'s user' },
+    { label: 'POST /v1/auth/login', server, target: post('/auth/login', json, loginBody), note: "an ID token's signature check and the user's upsert" },
+    { label: 'GET /v1/events (a year, first page of 30)', server, target: get(`/events?${YEAR_RANGE}`), note: "the events benchmark's user" },
     { label: 'GET /v1/events/{id}/instances (first page of 30)', server, target: get(`/events/${dailyId}/instances`), note: 'a daily series over 10 years' },
     {
       label: NAMED_BASELINE,
@@ -300,7 +300,9 @@ try {
   server.send({ type: 'profile', name: 'GET /v1/events, a year, all pages' });
   const listing = await measureSequential(WALKS, () => walk(call, `/events?${YEAR_RANGE}&per_page=100`));
   const listingLabel = 'GET /v1/events, a year: all 6 pages of 100, one client';
-  console.log(`${listingLabel.padEnd(66)} ${listing.rps.toFixed(0).padStart(6)} walks/s p50 ${listing.p50.toFixed(2).padStart(6)} ms   p99 ${listing.p99.toFixed(2).padStart(7)} ms`);
+  console.log(
+    `${listingLabel.padEnd(66)} ${listing.rps.toFixed(0).padStart(6)} walks/s p50 ${listing.p50.toFixed(2).padStart(6)} ms   p99 ${listing.p99.toFixed(2).padStart(7)} ms`,
+  );
   await Promise.all([server, plainServer, namedServer].map(stop));
 
   emitRow(
@@ -341,7 +343,9 @@ try {
       note: `${yearItems} entries in 6 requests, ${WALKS} times; req/s counts walks`,
     }),
   );
-  console.log(`\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's)`);
+  console.log(
+    `\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's)`,
+  );
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill();
   rmSync(dataDir, { recursive: true, force: true });

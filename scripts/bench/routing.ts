@@ -36,6 +36,10 @@ function time(label: string, fn: () => unknown, iterations: number): number {
 console.log(`${Object.keys(operations).length} operations in the contract\n`);
 for (const [method, path] of cases) {
   const ours = time(`route table      ${method} ${path.replace(id, '{id}').replace(id, '{id}')}`, () => table.match(method, path), 200_000);
-  const theirs = time(`openapi-backend  ${method} ${path.replace(id, '{id}').replace(id, '{id}')}`, () => backend.router.matchOperation({ method, path, headers: {} }), 2_000);
+  const theirs = time(
+    `openapi-backend  ${method} ${path.replace(id, '{id}').replace(id, '{id}')}`,
+    () => backend.router.matchOperation({ method, path, headers: {} }),
+    2_000,
+  );
   console.log(`${''.padEnd(58)} ×${(theirs / ours).toFixed(0)} faster\n`);
 }

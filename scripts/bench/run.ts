@@ -107,8 +107,7 @@ function printTable(all: BenchRow[]): void {
     ]);
     const widths = header.map((title, i) => Math.max(title.length, ...cells.map((line) => line[i]!.length)));
     // numbers right-aligned; a markdown table as it stands, for RESULTS.md
-    const format = (line: string[]) =>
-      `| ${line.map((cell, i) => (i >= 1 && i <= 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(' | ')} |`;
+    const format = (line: string[]) => `| ${line.map((cell, i) => (i >= 1 && i <= 4 ? cell.padStart(widths[i]!) : cell.padEnd(widths[i]!))).join(' | ')} |`;
     console.log(`\n## ${group}\n`);
     console.log(format(header));
     console.log(`|${widths.map((width, i) => (i >= 1 && i <= 4 ? `${'-'.repeat(width + 1)}:` : '-'.repeat(width + 2))).join('|')}|`);

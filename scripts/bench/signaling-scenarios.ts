@@ -122,7 +122,7 @@ class RoomClients {
 
   /** Waits until no frame has arrived for `ms` (the joins' `joined` events have all been delivered). */
   async quiet(ms = 500): Promise<void> {
-    for (let seen = -1; seen !== this.frames; ) {
+    for (let seen = -1; seen !== this.frames;) {
       seen = this.frames;
       await sleep(ms);
     }

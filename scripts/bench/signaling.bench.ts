@@ -31,8 +31,16 @@ const twoInstances = Boolean(process.env.REDIS_URL && process.env.DATABASE_URL);
 
 /** nearest-rank percentile of sorted values */
 const percentile = (sorted: number[], p: number) => sorted[Math.max(0, Math.ceil((p / 100) * sorted.length) - 1)]!;
-const median = (values: number[]) => percentile([...values].sort((a, b) => a - b), 50);
-const p99 = (values: number[]) => percentile([...values].sort((a, b) => a - b), 99);
+const median = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    50,
+  );
+const p99 = (values: number[]) =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    99,
+  );
 const count = (n: number) => n.toLocaleString('en-US');
 const kib = (bytes: number) => bytes / 1024;
 
@@ -69,7 +77,9 @@ async function alternate(room: Room, bare: Room, bareTimes: number[]): Promise<n
     bareTimes.push(bareMs);
     times.push(ms);
   }
-  console.log(`  start → last started: median ${median(times).toFixed(1)} ms, p99 ${p99(times).toFixed(1)} ms (bare ws meanwhile: median ${median(bareTimes.slice(-RUNS)).toFixed(1)} ms)`);
+  console.log(
+    `  start → last started: median ${median(times).toFixed(1)} ms, p99 ${p99(times).toFixed(1)} ms (bare ws meanwhile: median ${median(bareTimes.slice(-RUNS)).toFixed(1)} ms)`,
+  );
   return times;
 }
 

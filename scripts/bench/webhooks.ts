@@ -37,7 +37,9 @@ function percentiles(times: number[]): Latency {
 /** The time from `send()` until each socket has the `timer` frame `message`; answers the first socket's frame. */
 async function broadcast(sockets: SignalingConnection[], message: 'started' | 'stopped', send: () => void, times: number[]) {
   const sent = { at: 0 };
-  const arrivals = sockets.map((socket) => socket.next('timer', message, { timeoutMs: 30_000 }).then((frame) => (times.push(performance.now() - sent.at), frame)));
+  const arrivals = sockets.map((socket) =>
+    socket.next('timer', message, { timeoutMs: 30_000 }).then((frame) => (times.push(performance.now() - sent.at), frame)),
+  );
   sent.at = performance.now();
   send();
   return (await Promise.all(arrivals))[0]!;
@@ -48,7 +50,12 @@ async function fanOut(sockets: SignalingConnection[]): Promise<Latency> {
   const times: number[] = [];
   const moderator = sockets[0]!;
   for (let i = 0; i < BROADCASTS; i++) {
-    const started = await broadcast(sockets, 'started', () => moderator.send('timer', { action: 'start', kind: 'countdown', duration: 300, title: 'Bench', enable_ready_check: false }), times);
+    const started = await broadcast(
+      sockets,
+      'started',
+      () => moderator.send('timer', { action: 'start', kind: 'countdown', duration: 300, title: 'Bench', enable_ready_check: false }),
+      times,
+    );
     const timerId = (started.payload as { timer_id: string }).timer_id;
     await broadcast(sockets, 'stopped', () => moderator.send('timer', { action: 'stop', timer_id: timerId }), times);
   }

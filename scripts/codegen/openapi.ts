@@ -72,11 +72,7 @@ export async function generateOpenApi(): Promise<Record<string, string>> {
     `export const openapiDocument = ${JSON.stringify(doc, null, 2)};`,
     '',
   ].join('\n');
-  const documentTypes = [
-    HEADER,
-    'export declare const openapiDocument: Record<string, any>;',
-    '',
-  ].join('\n');
+  const documentTypes = [HEADER, 'export declare const openapiDocument: Record<string, any>;', ''].join('\n');
 
   return {
     'error-codes.ts': errorCodesFile(doc),

@@ -51,7 +51,11 @@ export interface SignalingSpec {
 }
 
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*$/;
-const pascal = (s: string) => s.split(/[_\-.]/).map((w) => w.charAt(0).toUpperCase() + w.slice(1)).join('');
+const pascal = (s: string) =>
+  s
+    .split(/[_\-.]/)
+    .map((w) => w.charAt(0).toUpperCase() + w.slice(1))
+    .join('');
 const byName = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 /** Keywords whose value maps names to schemas: their keys are names, not keywords. */
@@ -75,9 +79,7 @@ function restoreRefs(node: unknown, componentNames: Set<string>, root: boolean):
     if (key.startsWith('x-')) continue;
     if (DATA_KEYWORDS.has(key)) out[key] = value;
     else if (NAMED_SUBSCHEMAS.has(key) && value && typeof value === 'object') {
-      out[key] = Object.fromEntries(
-        Object.entries(value).map(([name, sub]) => [name, restoreRefs(sub, componentNames, false)]),
-      );
+      out[key] = Object.fromEntries(Object.entries(value).map(([name, sub]) => [name, restoreRefs(sub, componentNames, false)]));
     } else out[key] = restoreRefs(value, componentNames, false);
   }
   return out;
@@ -99,7 +101,13 @@ export async function loadSignalingSpec(file = SPEC): Promise<SignalingSpec> {
     throw new Error(`${file} does not parse:\n${errors.map((d) => `  ${d.path.join('.')}: ${d.message}`).join('\n')}`);
   }
 
-  const componentNames = new Set(document.components().schemas().all().map((s) => s.id()));
+  const componentNames = new Set(
+    document
+      .components()
+      .schemas()
+      .all()
+      .map((s) => s.id()),
+  );
   const schemas: Record<string, Schema> = {};
   for (const s of document.components().schemas().all()) {
     schemas[s.id()] = restoreRefs(s.json(), componentNames, true) as Schema;
@@ -218,7 +226,7 @@ function validatorsDts(spec: SignalingSpec): string {
     "import type * as T from './types.js';",
     '',
     '// Declared here rather than imported from ajv, so that a copy of these files needs no ajv at all.',
-    "/** One problem a validator found, as ajv reports it. */",
+    '/** One problem a validator found, as ajv reports it. */',
     'export interface ValidationError {',
     '  keyword: string;',
     '  instancePath: string;',
@@ -226,13 +234,13 @@ function validatorsDts(spec: SignalingSpec): string {
     '  params: Record<string, any>;',
     '  message?: string;',
     '}',
-    "/** A generated validator: `validate(data)` narrows `data`; after `false`, `validate.errors` says why. */",
+    '/** A generated validator: `validate(data)` narrows `data`; after `false`, `validate.errors` says why. */',
     'export interface ValidateFunction<T = unknown> {',
     '  (data: unknown): data is T;',
     '  errors?: ValidationError[] | null;',
     '}',
     '',
-    '/** Any client frame `{namespace, payload: {action, ...}}`: check this first, then the command\'s own validator. */',
+    "/** Any client frame `{namespace, payload: {action, ...}}`: check this first, then the command's own validator. */",
     'export declare const validateClientEnvelope: ValidateFunction<T.ClientEnvelope>;',
     '/** Any server frame `{namespace, timestamp, payload}`. */',
     'export declare const validateServerEnvelope: ValidateFunction<T.ServerEnvelope>;',
@@ -345,10 +353,5 @@ function documentJs(source: string): string {
 }
 
 function documentDts(): string {
-  return [
-    HEADER,
-    'export declare const asyncapiYaml: string;',
-    'export declare const asyncapiDocument: Record<string, any>;',
-    '',
-  ].join('\n');
+  return [HEADER, 'export declare const asyncapiYaml: string;', 'export declare const asyncapiDocument: Record<string, any>;', ''].join('\n');
 }

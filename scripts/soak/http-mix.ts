@@ -63,51 +63,69 @@ export async function runHttpMix(setup: HttpMixSetup, figures: HttpFigures, stop
   const start = () => new Date(Date.UTC(2027, Math.floor(random() * 12), 1 + Math.floor(random() * 28), 8 + Math.floor(random() * 8)));
   const operations: Array<[weight: number, run: () => Promise<unknown>]> = [
     [3, () => call('get_rooms', 'GET', '/rooms?per_page=10', { token: pick(setup.signalingRooms).token, expect: 200 })],
-    [3, () => {
-      const room = pick(setup.signalingRooms);
-      return call('get_room', 'GET', `/rooms/${room.roomId}`, { token: room.token, expect: 200 });
-    }],
-    [2, () => {
-      const room = pick(setup.ownRooms);
-      return call('patch_room', 'PATCH', `/rooms/${room.roomId}`, { token: room.token, body: { waiting_room: random() < 0.5 }, expect: 200 });
-    }],
-    [2, async () => {
-      // an event's life: created, read, renamed, deleted (so that the database does not grow without bound)
-      const { token } = pick(setup.ownRooms);
-      const startsAt = start();
-      const body = {
-        title: 'Soak review',
-        description: 'What the soak changed.',
-        is_time_independent: false,
-        is_all_day: false,
-        starts_at: { datetime: startsAt.toISOString(), timezone: 'Europe/Berlin' },
-        ends_at: { datetime: new Date(startsAt.getTime() + 3_600_000).toISOString(), timezone: 'Europe/Berlin' },
-      };
-      const event = await call('create_event', 'POST', '/events', { token, body, expect: 201 });
-      if (!event) return;
-      await call('get_event', 'GET', `/events/${event.id}`, { token, expect: 200 });
-      await call('patch_event', 'PATCH', `/events/${event.id}`, { token, body: { title: 'Soak review, moved' }, expect: 200 });
-      await call('delete_event', 'DELETE', `/events/${event.id}`, { token, expect: 204 });
-    }],
+    [
+      3,
+      () => {
+        const room = pick(setup.signalingRooms);
+        return call('get_room', 'GET', `/rooms/${room.roomId}`, { token: room.token, expect: 200 });
+      },
+    ],
+    [
+      2,
+      () => {
+        const room = pick(setup.ownRooms);
+        return call('patch_room', 'PATCH', `/rooms/${room.roomId}`, { token: room.token, body: { waiting_room: random() < 0.5 }, expect: 200 });
+      },
+    ],
+    [
+      2,
+      async () => {
+        // an event's life: created, read, renamed, deleted (so that the database does not grow without bound)
+        const { token } = pick(setup.ownRooms);
+        const startsAt = start();
+        const body = {
+          title: 'Soak review',
+          description: 'What the soak changed.',
+          is_time_independent: false,
+          is_all_day: false,
+          starts_at: { datetime: startsAt.toISOString(), timezone: 'Europe/Berlin' },
+          ends_at: { datetime: new Date(startsAt.getTime() + 3_600_000).toISOString(), timezone: 'Europe/Berlin' },
+        };
+        const event = await call('create_event', 'POST', '/events', { token, body, expect: 201 });
+        if (!event) return;
+        await call('get_event', 'GET', `/events/${event.id}`, { token, expect: 200 });
+        await call('patch_event', 'PATCH', `/events/${event.id}`, { token, body: { title: 'Soak review, moved' }, expect: 200 });
+        await call('delete_event', 'DELETE', `/events/${event.id}`, { token, expect: 204 });
+      },
+    ],
     [2, () => call('get_events', 'GET', '/events?per_page=10', { token: pick(setup.ownRooms).token, expect: 200 })],
-    [2, async () => {
-      // an invite code of a signaling room: created, listed, deleted (the guests' own code stays)
-      const room = pick(setup.signalingRooms);
-      const invite = await call('create_room_invite', 'POST', `/rooms/${room.roomId}/invites`, { token: room.token, body: {}, expect: 200 });
-      await call('get_room_invites', 'GET', `/rooms/${room.roomId}/invites?per_page=5`, { token: room.token, expect: 200 });
-      if (invite) await call('delete_room_invite', 'DELETE', `/rooms/${room.roomId}/invites/${invite.invite_code}`, { token: room.token, expect: 200 });
-    }],
-    [2, () => {
-      // a ticket nobody redeems: it expires in the store
-      const room = pick(setup.ownRooms);
-      return call('start_room', 'POST', `/rooms/${room.roomId}/start`, { token: room.token, body: {}, expect: 200 });
-    }],
+    [
+      2,
+      async () => {
+        // an invite code of a signaling room: created, listed, deleted (the guests' own code stays)
+        const room = pick(setup.signalingRooms);
+        const invite = await call('create_room_invite', 'POST', `/rooms/${room.roomId}/invites`, { token: room.token, body: {}, expect: 200 });
+        await call('get_room_invites', 'GET', `/rooms/${room.roomId}/invites?per_page=5`, { token: room.token, expect: 200 });
+        if (invite) await call('delete_room_invite', 'DELETE', `/rooms/${room.roomId}/invites/${invite.invite_code}`, { token: room.token, expect: 200 });
+      },
+    ],
+    [
+      2,
+      () => {
+        // a ticket nobody redeems: it expires in the store
+        const room = pick(setup.ownRooms);
+        return call('start_room', 'POST', `/rooms/${room.roomId}/start`, { token: room.token, body: {}, expect: 200 });
+      },
+    ],
     [1, () => call('get_me', 'GET', '/users/me', { token: pick(setup.ownRooms).token, expect: 200 })],
     [1, () => call('get_room', 'GET', `/rooms/${UNKNOWN_ROOM}`, { token: pick(setup.ownRooms).token, expect: 404, provoked: true })],
-    [1, () => {
-      const room = pick(setup.ownRooms);
-      return call('patch_room', 'PATCH', `/rooms/${room.roomId}`, { token: room.token, body: {}, expect: 400, provoked: true });
-    }],
+    [
+      1,
+      () => {
+        const room = pick(setup.ownRooms);
+        return call('patch_room', 'PATCH', `/rooms/${room.roomId}`, { token: room.token, body: {}, expect: 400, provoked: true });
+      },
+    ],
   ];
   const totalWeight = operations.reduce((sum, [weight]) => sum + weight, 0);
   const draw = () => {

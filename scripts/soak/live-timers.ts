@@ -21,11 +21,15 @@ type Callback = (...args: unknown[]) => void;
 
 function trackedTimeout(callback: Callback, ms?: number, ...args: unknown[]): NodeJS.Timeout {
   if (typeof callback !== 'function') return original.setTimeout(callback, ms, ...args); // throws as Node does
-  const timer = original.setTimeout(function (this: unknown, ...given: unknown[]) {
-    // refresh() may arm a fired timeout again; then it is live again until it fires
-    live.delete(timer);
-    callback.apply(this, given);
-  }, ms, ...args);
+  const timer = original.setTimeout(
+    function (this: unknown, ...given: unknown[]) {
+      // refresh() may arm a fired timeout again; then it is live again until it fires
+      live.delete(timer);
+      callback.apply(this, given);
+    },
+    ms,
+    ...args,
+  );
   live.add(timer);
   const refresh = timer.refresh.bind(timer);
   timer.refresh = () => {
@@ -51,14 +55,14 @@ function clear(timer: unknown): void {
 Object.defineProperty(trackedTimeout, promisify.custom, { value: (original.setTimeout as unknown as Record<symbol, unknown>)[promisify.custom] });
 globalThis.setTimeout = trackedTimeout as unknown as typeof setTimeout;
 globalThis.setInterval = trackedInterval as unknown as typeof setInterval;
-globalThis.clearTimeout = ((timer?: NodeJS.Timeout | string | number) => {
+globalThis.clearTimeout = (timer?: NodeJS.Timeout | string | number) => {
   clear(timer);
   original.clearTimeout(timer);
-});
-globalThis.clearInterval = ((timer?: NodeJS.Timeout | string | number) => {
+};
+globalThis.clearInterval = (timer?: NodeJS.Timeout | string | number) => {
   clear(timer);
   original.clearInterval(timer);
-});
+};
 
 /** Timers set and neither fired (timeouts) nor cleared, whether they keep the process alive or not. */
 export const liveTimers = (): number => live.size;

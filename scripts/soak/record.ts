@@ -57,19 +57,21 @@ export class Tally {
   /** Resolves once `key` has `target` arrivals; rejects after `timeoutMs` naming how many came. */
   reach(key: string, target: number, timeoutMs: number): Promise<void> {
     if ((this.counts.get(key) ?? 0) >= target) return Promise.resolve();
-    return quiet(new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => {
-        this.waits.delete(key);
-        reject(new Error(`${this.counts.get(key) ?? 0} of ${target} arrivals of "${key}" within ${timeoutMs} ms`));
-      }, timeoutMs);
-      this.waits.set(key, {
-        target,
-        resolve: () => {
-          clearTimeout(timer);
-          resolve();
-        },
-      });
-    }));
+    return quiet(
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => {
+          this.waits.delete(key);
+          reject(new Error(`${this.counts.get(key) ?? 0} of ${target} arrivals of "${key}" within ${timeoutMs} ms`));
+        }, timeoutMs);
+        this.waits.set(key, {
+          target,
+          resolve: () => {
+            clearTimeout(timer);
+            resolve();
+          },
+        });
+      }),
+    );
   }
 
   /** Forgets the keys that contain `part` (a finished timer run's). */

@@ -108,15 +108,17 @@ class Session {
   /** Sends a command meant to be refused with `error`; resolves when the refusal came. */
   provoke(namespace: 'timer', payload: CommandPayload<'timer'>, error: string): Promise<void> {
     const key = `${namespace} ${error}`;
-    const arrived = quiet(new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${this.name} had no ${key} within ${WAIT_MS} ms`)), WAIT_MS);
-      const waiting = this.provoked.get(key) ?? [];
-      waiting.push(() => {
-        clearTimeout(timer);
-        resolve();
-      });
-      this.provoked.set(key, waiting);
-    }));
+    const arrived = quiet(
+      new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`${this.name} had no ${key} within ${WAIT_MS} ms`)), WAIT_MS);
+        const waiting = this.provoked.get(key) ?? [];
+        waiting.push(() => {
+          clearTimeout(timer);
+          resolve();
+        });
+        this.provoked.set(key, waiting);
+      }),
+    );
     this.send(namespace, payload);
     return arrived;
   }
@@ -360,7 +362,13 @@ export class SoakRoom {
 }
 
 /** The rooms of a soak: `stable` + `churners` guests and a moderator each. */
-export function soakRooms(url: string, setups: RoomSetup[], size: { stable: number; churners: number }, figures: SignalingFigures, random: () => number): SoakRoom[] {
+export function soakRooms(
+  url: string,
+  setups: RoomSetup[],
+  size: { stable: number; churners: number },
+  figures: SignalingFigures,
+  random: () => number,
+): SoakRoom[] {
   const context: Context = { url, figures, random, guestHttp: checkedHttp(url) };
   return setups.map((setup, index) => new SoakRoom(index, setup, context, size));
 }

@@ -214,7 +214,8 @@ export function leaksBetween(baseline: ServerMeasure, after: ServerMeasure): str
     if (kind.includes('Req')) continue; // requests in flight (a file read, a DNS lookup), not handles
     const discount = (measure: ServerMeasure) => (kind === 'TCPSocketWrap' || kind === 'Timeout' ? pool(measure) : 0);
     const [was, is] = [(baseline.resources[kind] ?? 0) - discount(baseline), (after.resources[kind] ?? 0) - discount(after)];
-    if (is > was) leaks.push(`${after.resources[kind]} active ${kind} resources, ${baseline.resources[kind] ?? 0} at the baseline (database connections discounted)`);
+    if (is > was)
+      leaks.push(`${after.resources[kind]} active ${kind} resources, ${baseline.resources[kind] ?? 0} at the baseline (database connections discounted)`);
   }
   return leaks;
 }

@@ -82,12 +82,17 @@ function socketsByPeer(): Record<string, number> {
   for (const handle of handles) {
     if (!(handle instanceof Socket) || handle.remotePort === undefined) continue; // pipes: stdio, IPC
     const peer =
-      handle.localPort === port ? 'http_in'
-      : handle.localPort === issuer.port ? 'issuer_in'
-      : handle.remotePort === issuer.port ? 'issuer_out'
-      : handle.remotePort === peers.postgres ? 'postgres'
-      : handle.remotePort === peers.redis ? 'redis'
-      : 'other';
+      handle.localPort === port
+        ? 'http_in'
+        : handle.localPort === issuer.port
+          ? 'issuer_in'
+          : handle.remotePort === issuer.port
+            ? 'issuer_out'
+            : handle.remotePort === peers.postgres
+              ? 'postgres'
+              : handle.remotePort === peers.redis
+                ? 'redis'
+                : 'other';
     counts[peer] = (counts[peer] ?? 0) + 1;
   }
   return counts;

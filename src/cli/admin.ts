@@ -48,13 +48,24 @@ export async function tariffsCommand(config: () => Config, args: string[]): Prom
     const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean', default: false } } });
     const listing = await withCurrentDatabase(config(), (database) => listTariffs(database.db, config().tariffs));
     if (values.json) return console.log(JSON.stringify(listing, null, 2));
-    const quotas = (quotas: Record<string, number>) => Object.entries(quotas).map(([name, value]) => `${name}=${value}`).join(',') || '-';
+    const quotas = (quotas: Record<string, number>) =>
+      Object.entries(quotas)
+        .map(([name, value]) => `${name}=${value}`)
+        .join(',') || '-';
     const off = (tariff: (typeof listing)[number]['tariff']) =>
       [...SIGNALING_MODULES.map((module) => module.id).filter((id) => !tariff.enabled_modules.includes(id)), ...tariff.disabled_features].join(',') || '-';
     console.log(
       table(
         ['name', 'source', 'default', 'users', 'quotas', 'switched off', 'id'],
-        listing.map(({ tariff, source, isDefault, users }) => [tariff.name, source, isDefault ? 'yes' : 'no', users, quotas(tariff.quotas), off(tariff), tariff.id]),
+        listing.map(({ tariff, source, isDefault, users }) => [
+          tariff.name,
+          source,
+          isDefault ? 'yes' : 'no',
+          users,
+          quotas(tariff.quotas),
+          off(tariff),
+          tariff.id,
+        ]),
       ),
     );
     return;
@@ -157,7 +168,8 @@ export async function cleanupCommand(config: () => Config, args: string[]): Prom
     );
     const verb = dryRun ? 'would delete' : 'deleted';
     console.log(`${verb} ${report.adhocEvents.length} ad-hoc event(s) created more than ${hours} hour(s) ago, with their rooms`);
-    for (const event of report.adhocEvents) console.log(`  event ${event.id} room ${event.room_id} created ${event.created_at.toISOString()} ${JSON.stringify(event.title)}`);
+    for (const event of report.adhocEvents)
+      console.log(`  event ${event.id} room ${event.room_id} created ${event.created_at.toISOString()} ${JSON.stringify(event.title)}`);
     console.log(`${verb} ${report.expiredInvites.length} expired invite code(s)`);
     for (const invite of report.expiredInvites) console.log(`  invite ${invite.code} room ${invite.room_id} expired ${invite.expiration.toISOString()}`);
     if (report.assetFilesLeft.length > 0) {

@@ -63,7 +63,7 @@ const commands: Record<string, Command> = {
   },
   webhooks: {
     usage: webhooksUsage,
-    summary: 'the operator\'s webhook subscriptions (events of every room and meeting): list, add, remove, resume, deliveries',
+    summary: "the operator's webhook subscriptions (events of every room and meeting): list, add, remove, resume, deliveries",
     run: (args, config) => webhooksCommand(config, args),
   },
   cleanup: {

@@ -47,7 +47,9 @@ export async function devToken(config: Config, args: ReturnType<typeof parseDevT
   }
   const field = output[args.field as keyof typeof output];
   if (typeof field !== 'string') {
-    const names = Object.entries(output).filter(([, value]) => typeof value === 'string').map(([name]) => name);
+    const names = Object.entries(output)
+      .filter(([, value]) => typeof value === 'string')
+      .map(([name]) => name);
     throw usageError(`--field must be one of ${names.join(', ')}`);
   }
   console.log(field);

@@ -50,7 +50,11 @@ export async function webhooksCommand(config: () => Config, args: string[]): Pro
   if (action === 'list' && positionals.length === 0) {
     const { items } = await run((service) => service.list(OPERATOR, { page: 1, per_page: 1000 }));
     if (values.json) return console.log(JSON.stringify(items, null, 2));
-    console.log(['id\tstatus\tfailures\tevents\turl', ...items.map((s) => `${s.id}\t${s.status}\t${s.consecutive_failures}\t${s.event_types.join(',')}\t${s.url}`)].join('\n'));
+    console.log(
+      ['id\tstatus\tfailures\tevents\turl', ...items.map((s) => `${s.id}\t${s.status}\t${s.consecutive_failures}\t${s.event_types.join(',')}\t${s.url}`)].join(
+        '\n',
+      ),
+    );
     return;
   }
   if (action === 'add' && positionals.length === 1) {

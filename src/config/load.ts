@@ -119,10 +119,7 @@ function trustProxyMessage(value: unknown, sources: Map<string, string>): string
   return `configuration: http.trust_proxy ${value === true ? TRUE_REFUSED : TRUST_PROXY_SHAPE}${from(sources, ['http', 'trust_proxy'])}`;
 }
 
-function configFile(
-  option: string | false | undefined,
-  env: NodeJS.ProcessEnv,
-): { path: string; required: boolean; label: string } | undefined {
+function configFile(option: string | false | undefined, env: NodeJS.ProcessEnv): { path: string; required: boolean; label: string } | undefined {
   if (option === false) return undefined;
   if (option !== undefined) return { path: option, required: true, label: option };
   const named = env[FILE_VARIABLE];

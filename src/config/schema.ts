@@ -164,11 +164,7 @@ const tariffDefinitionSchema = {
   },
 } as const;
 
-const DEFAULT_SIGNALING_PROTOCOLS = [
-  'service-signaling-json-v1.0',
-  'opentalk-signaling-json-v1.0',
-  'k3k-signaling-json-v1.0',
-] as const;
+const DEFAULT_SIGNALING_PROTOCOLS = ['service-signaling-json-v1.0', 'opentalk-signaling-json-v1.0', 'k3k-signaling-json-v1.0'] as const;
 
 export const configSchema = {
   type: 'object',
@@ -342,18 +338,18 @@ type FromSchema<S> = S extends { anyOf: readonly (infer U)[] }
   : S extends { const: infer C }
     ? C
     : S extends { type: 'string' }
-  ? string
-  : S extends { type: 'integer' | 'number' }
-    ? number
-    : S extends { type: 'boolean' }
-      ? boolean
-      : S extends { type: 'array'; items: infer I }
-        ? FromSchema<I>[]
-        : S extends { type: 'object'; properties: infer P }
-          ? ObjectFrom<S, P>
-          : S extends { type: 'object'; additionalProperties: infer A extends object }
-            ? Record<string, FromSchema<A>>
-            : never;
+      ? string
+      : S extends { type: 'integer' | 'number' }
+        ? number
+        : S extends { type: 'boolean' }
+          ? boolean
+          : S extends { type: 'array'; items: infer I }
+            ? FromSchema<I>[]
+            : S extends { type: 'object'; properties: infer P }
+              ? ObjectFrom<S, P>
+              : S extends { type: 'object'; additionalProperties: infer A extends object }
+                ? Record<string, FromSchema<A>>
+                : never;
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type DeepNormalize<T> = T extends (infer E)[] ? DeepNormalize<E>[] : T extends object ? { [K in keyof T]: DeepNormalize<T[K]> } : T;
 

@@ -95,9 +95,7 @@ function preparingClient(tally: ErrorTally): typeof pg.Client {
       const [text, values] = args;
       const name = typeof text === 'string' ? statementNameOf(text) : undefined;
       const pending =
-        name === undefined
-          ? (super.query as (...a: unknown[]) => unknown)(...args)
-          : super.query({ name, text: text as string, values: values as unknown[] });
+        name === undefined ? (super.query as (...a: unknown[]) => unknown)(...args) : super.query({ name, text: text as string, values: values as unknown[] });
       // the callers here (Kysely, the pool's adapter) all take the promise; a callback query returns none
       if (pending instanceof Promise) pending.catch(counted);
       return pending;
@@ -124,9 +122,7 @@ function preparingClient(tally: ErrorTally): typeof pg.Client {
 /** pg's text parsers with Convene's in place of pg's defaults (above). */
 const pgTypes = {
   getTypeParser: ((oid: number, format?: string) =>
-    (format ?? 'text') === 'text' && typeParsers[oid]
-      ? typeParsers[oid]
-      : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
+    (format ?? 'text') === 'text' && typeParsers[oid] ? typeParsers[oid] : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
 function openPostgres(url: string, max: number, queryTimeoutMs: number, options: OpenDatabaseOptions): Database {
@@ -284,17 +280,7 @@ const once = (fn: () => Promise<void>): (() => Promise<void>) => {
   return () => (closing ??= fn());
 };
 
-const NETWORK_ERRORS = new Set([
-  'ECONNREFUSED',
-  'ECONNRESET',
-  'ECONNABORTED',
-  'EPIPE',
-  'ETIMEDOUT',
-  'EHOSTUNREACH',
-  'ENETUNREACH',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-]);
+const NETWORK_ERRORS = new Set(['ECONNREFUSED', 'ECONNRESET', 'ECONNABORTED', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN']);
 /** SQLSTATEs of a server that is going away or cannot take us: admin/crash shutdown, starting up, too many connections. */
 const UNAVAILABLE_STATES = new Set(['57P01', '57P02', '57P03', '53300']);
 const UNAVAILABLE_MESSAGES =

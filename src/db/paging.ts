@@ -16,7 +16,10 @@ export async function countAndPage<Row>(
 ): Promise<{ total: number; rows: Row[] }> {
   const [{ count }, rows] = await Promise.all([
     filtered.select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow(),
-    ordered.limit(per_page).offset((page - 1) * per_page).execute(),
+    ordered
+      .limit(per_page)
+      .offset((page - 1) * per_page)
+      .execute(),
   ]);
   return { total: Number(count), rows };
 }

@@ -81,7 +81,14 @@ export function preparedQuery<A extends Record<string, unknown>, R>(
   const execute = async (db: Kysely<DB>, args: A): Promise<R[]> => {
     compiled ??= compile(db);
     const { sql, parameters } = compiled;
-    return (await db.executeQuery(CompiledQuery.raw(sql, parameters.map((parameter) => parameter(args))))).rows as R[];
+    return (
+      await db.executeQuery(
+        CompiledQuery.raw(
+          sql,
+          parameters.map((parameter) => parameter(args)),
+        ),
+      )
+    ).rows as R[];
   };
   return { execute, takeFirst: async (db, args) => (await execute(db, args))[0] };
 }

@@ -14,7 +14,8 @@ const swaggerUiDir = dirname(createRequire(import.meta.url).resolve('swagger-ui-
 
 // Built on the first request to /docs (rendering the signaling contract is not start-up work), then kept.
 let page: string | undefined;
-const docsPage = (): string => (page ??= `<!doctype html>
+const docsPage = (): string =>
+  (page ??= `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">

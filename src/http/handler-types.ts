@@ -24,11 +24,14 @@ export type QueryParams<K extends OperationId> = Part<K, 'query'>;
 
 type JsonOf<C> = C extends { 'application/json': infer B } ? B : never;
 
-export type RequestBody<K extends OperationId> = Op<K> extends { requestBody: { content: infer C } }
-  ? JsonOf<C> extends never ? Buffer : JsonOf<C>
-  : Op<K> extends { requestBody?: { content: infer C } }
-    ? (JsonOf<C> extends never ? Buffer : JsonOf<C>) | undefined
-    : undefined;
+export type RequestBody<K extends OperationId> =
+  Op<K> extends { requestBody: { content: infer C } }
+    ? JsonOf<C> extends never
+      ? Buffer
+      : JsonOf<C>
+    : Op<K> extends { requestBody?: { content: infer C } }
+      ? (JsonOf<C> extends never ? Buffer : JsonOf<C>) | undefined
+      : undefined;
 
 type Responses<K extends OperationId> = Op<K>['responses'];
 /** Errors are thrown as DomainErrors (src/errors.ts); a handler may still answer any declared status (a health probe answers 503 with its own body). */

@@ -74,13 +74,7 @@ export function pageQuery(query: { page?: number; per_page?: number }): PageQuer
 }
 
 /** The 200 answer of a page-numbered listing: the page's items, and `Link` to the other pages. */
-export function pageAnswer<T>(
-  req: Request,
-  publicUrl: string | undefined,
-  query: DeclaredQuery,
-  page: PageQuery,
-  result: { items: T[]; total: number },
-) {
+export function pageAnswer<T>(req: Request, publicUrl: string | undefined, query: DeclaredQuery, page: PageQuery, result: { items: T[]; total: number }) {
   const to = (p: number) => linkTo(req, publicUrl, query, { page: p, per_page: page.per_page });
   const link = pageLinks(to, page, result.total, page.per_page);
   return { status: 200 as const, body: result.items, headers: linkHeader(link) };

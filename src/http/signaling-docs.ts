@@ -16,7 +16,10 @@ export const messageAnchor = (name: string): string => `signaling-${name.replace
 function resolve(doc: Json, node: Json): Json {
   const ref: unknown = node?.$ref;
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
-  const target = ref.slice(2).split('/').map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
+  const target = ref
+    .slice(2)
+    .split('/')
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
     .reduce<any>((at, key) => at?.[key], doc);
   return target === undefined ? node : resolve(doc, target);
 }
@@ -48,7 +51,9 @@ function renderOperation(doc: Json, id: string, operation: Json): string {
     text(operation.summary),
     text(operation.description),
     '<ul>',
-    ...messages.map((m) => `<li><a href="#${escapeHtml(messageAnchor(m.name))}">${escapeHtml(m.name)}</a>${m.summary ? `: ${escapeHtml(m.summary)}` : ''}</li>`),
+    ...messages.map(
+      (m) => `<li><a href="#${escapeHtml(messageAnchor(m.name))}">${escapeHtml(m.name)}</a>${m.summary ? `: ${escapeHtml(m.summary)}` : ''}</li>`,
+    ),
     '</ul>',
     '</section>',
   ].join('\n');
@@ -67,8 +72,7 @@ export function renderSignalingReference(doc: Json): string {
     '<h2>Operations</h2>',
     ...operations.map(([id, operation]) => renderOperation(doc, id, operation)),
     '<h2>Messages</h2>',
-    ...channels.flatMap(([, channel]) =>
-      Object.entries((channel.messages ?? {}) as Json).map(([key, ref]) => renderMessage(doc, key, resolve(doc, ref)))),
+    ...channels.flatMap(([, channel]) => Object.entries((channel.messages ?? {}) as Json).map(([key, ref]) => renderMessage(doc, key, resolve(doc, ref)))),
     '</section>',
   ].join('\n');
 }

@@ -96,7 +96,6 @@ export async function createRequestValidator(definition: Record<string, any>): P
   };
 }
 
-
 const CODES: Record<string, string> = {
   maxLength: 'invalid_length',
   minLength: 'invalid_length',
@@ -130,7 +129,8 @@ function toFieldErrors(list: ErrorObject[]): FieldError[] {
     if (e.keyword === 'required') segments.push(String((e.params as { missingProperty?: string }).missingProperty));
     if (e.keyword === 'additionalProperties') segments.push(String((e.params as { additionalProperty?: string }).additionalProperty));
     const field = segments.join('.') || undefined;
-    const code = e.keyword === 'format' ? `invalid_${(e.params as { format?: string }).format ?? 'format'}`.replace(/-/g, '_') : (CODES[e.keyword] ?? 'invalid_value');
+    const code =
+      e.keyword === 'format' ? `invalid_${(e.params as { format?: string }).format ?? 'format'}`.replace(/-/g, '_') : (CODES[e.keyword] ?? 'invalid_value');
     const key = `${field}|${code}`;
     if (seen.has(key)) continue;
     seen.add(key);
@@ -167,7 +167,10 @@ interface DeclaredFields {
 function bodyFieldsRule(definition: Record<string, any>, op: Operation): DeclaredFields | undefined {
   let schema = (op.requestBody as any)?.content?.['application/json']?.schema;
   while (typeof schema?.$ref === 'string') {
-    schema = (schema.$ref as string).replace(/^#\//, '').split('/').reduce((node: any, key) => node?.[key], definition);
+    schema = (schema.$ref as string)
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((node: any, key) => node?.[key], definition);
   }
   if (!schema?.minProperties || !schema.properties) return undefined;
   return { min: schema.minProperties as number, names: Object.keys(schema.properties) };
@@ -181,8 +184,6 @@ function requireDeclaredFields(rule: DeclaredFields | undefined, body: unknown):
   if (!rule || typeof body !== 'object' || body === null) return;
   const given = rule.names.filter((name) => (body as Record<string, unknown>)[name] !== undefined).length;
   if (given < rule.min) {
-    throw errors.validationFailed([
-      { field: 'body', code: 'missing_values', message: `The body must set at least one of: ${rule.names.join(', ')}` },
-    ]);
+    throw errors.validationFailed([{ field: 'body', code: 'missing_values', message: `The body must set at least one of: ${rule.names.join(', ')}` }]);
   }
 }

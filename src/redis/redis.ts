@@ -33,7 +33,8 @@ export function connectRedis(url: string, config: Config['redis'], logger: Logge
 }
 
 /** ioredis's messages for a command that could not reach Redis (as opposed to one Redis refused). */
-const REDIS_UNREACHABLE = /^(Reached the max retries per request limit|Connection is closed\.|Command aborted due to connection close|Stream isn't writeable|Command timed out)/;
+const REDIS_UNREACHABLE =
+  /^(Reached the max retries per request limit|Connection is closed\.|Command aborted due to connection close|Stream isn't writeable|Command timed out)/;
 
 /**
  * Whether an error means "Redis cannot be reached" (answer 503 and let the client retry), as

@@ -144,9 +144,7 @@ export class Connection implements Session {
   enqueue(task: () => Promise<void>): void {
     // once closing, the departure may already be under way: a task must not run beside it
     if (this.closing) return;
-    this.queue = this.queue
-      .then(() => (this.closing ? undefined : task()))
-      .catch((err: unknown) => this.log.error({ err }, 'a queued signaling task failed'));
+    this.queue = this.queue.then(() => (this.closing ? undefined : task())).catch((err: unknown) => this.log.error({ err }, 'a queued signaling task failed'));
   }
 
   /** Cuts the socket without a closing handshake (a client that does not answer the close frame). */
@@ -164,11 +162,15 @@ export class Connection implements Session {
     const { participant } = this;
     const [hub, saved] = await Promise.allSettled([
       this.deps.hubs.add(this),
-      this.deps.signalingStore.saveResumption(participant.resumption, {
-        participantId: participant.id,
-        roomId: this.room.roomId,
-        who: participant.who,
-      }, this.deps.instanceId),
+      this.deps.signalingStore.saveResumption(
+        participant.resumption,
+        {
+          participantId: participant.id,
+          roomId: this.room.roomId,
+          who: participant.who,
+        },
+        this.deps.instanceId,
+      ),
     ]);
     if (saved.status === 'rejected') this.log.warn({ err: saved.reason }, 'resumption record not saved; this session cannot be resumed');
     // without a record a refresh would find none and take the session for resumed elsewhere
@@ -283,9 +285,7 @@ export class Connection implements Session {
     await this.queue;
     const { hub } = this;
     if (hub && PRESENT.has(this.state)) {
-      await this.deps.modules.control
-        .disconnect(this, hub, this.leaveReason)
-        .catch((err: unknown) => this.log.error({ err }, 'leaving the room failed'));
+      await this.deps.modules.control.disconnect(this, hub, this.leaveReason).catch((err: unknown) => this.log.error({ err }, 'leaving the room failed'));
     }
     this.state = 'closed';
     if (hub) await this.deps.hubs.remove(this).catch((err: unknown) => this.log.error({ err }, 'leaving the room hub failed'));

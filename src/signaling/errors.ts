@@ -5,13 +5,7 @@
  * handshake (handshake.ts); a command that fails for a reason not the participant's is answered
  * `internal_error` (connection.ts).
  */
-import type {
-  ChatErrorEvent,
-  ControlErrorDetails,
-  ControlErrorEvent,
-  ModerationErrorEvent,
-  TimerErrorEvent,
-} from '../../generated/signaling/types.js';
+import type { ChatErrorEvent, ControlErrorDetails, ControlErrorEvent, ModerationErrorEvent, TimerErrorEvent } from '../../generated/signaling/types.js';
 import type { Session } from './session.js';
 
 interface ErrorEvents {

@@ -44,12 +44,10 @@ export const handshakeErrors = {
   /** Not a WebSocket opening: another method than GET, or the upgrade headers are missing or wrong. */
   invalidUpgrade: (message: string) => rejection(400, 'invalid_upgrade', message),
   /** A cap on open sockets (`[signaling_caps]`) of the ticket's user, invite code or the client's address is reached. */
-  tooManyConnections: (limit: number) =>
-    rejection(429, 'too_many_connections', `Too many open signaling sockets (at most ${limit}); close one first`),
+  tooManyConnections: (limit: number) => rejection(429, 'too_many_connections', `Too many open signaling sockets (at most ${limit}); close one first`),
   internal: () => rejection(500, 'internal_server_error', 'An internal server error occurred'),
   /** The database or Redis does not answer: not the client's fault, and worth another start once it is back. */
-  unavailable: () =>
-    rejection(503, 'service_unavailable', `A backing service does not answer; try again shortly. ${NEW_TICKET_HINT}`),
+  unavailable: () => rejection(503, 'service_unavailable', `A backing service does not answer; try again shortly. ${NEW_TICKET_HINT}`),
 };
 
 /**
@@ -82,10 +80,7 @@ const WEBSOCKET_KEY = /^[+/0-9A-Za-z]{22}==$/;
  * Whether a request is a WebSocket opening at all, checked before the ticket is taken so that a
  * request ws would refuse does not use it up. Undefined when it is one.
  */
-export function checkUpgradeRequest(request: {
-  method?: string;
-  headers: Record<string, string | string[] | undefined>;
-}): HandshakeError | undefined {
+export function checkUpgradeRequest(request: { method?: string; headers: Record<string, string | string[] | undefined> }): HandshakeError | undefined {
   const { headers } = request;
   if (request.method !== 'GET') return handshakeErrors.invalidUpgrade('The WebSocket opening must be a GET request');
   if (typeof headers.upgrade !== 'string' || headers.upgrade.toLowerCase() !== 'websocket') {

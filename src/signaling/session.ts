@@ -15,15 +15,7 @@ export type SessionState = 'connected' | 'waiting' | 'accepted' | 'joined' | 'cl
  * a sweep that took its instance for dead, a failure halfway through a step, another socket resuming
  * it, the server's shutdown. The connection turns each into the socket's close code.
  */
-export type SessionEnd =
-  | 'kicked'
-  | 'banned'
-  | 'debriefed'
-  | 'time_limit'
-  | 'taken_for_gone'
-  | 'failed'
-  | 'resumed_elsewhere'
-  | 'server_shutdown';
+export type SessionEnd = 'kicked' | 'banned' | 'debriefed' | 'time_limit' | 'taken_for_gone' | 'failed' | 'resumed_elsewhere' | 'server_shutdown';
 
 /** A server event payload: tagged by `message` (by `action` in the echo namespace). */
 export type EventPayload = Record<string, unknown>;

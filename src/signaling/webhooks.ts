@@ -128,7 +128,12 @@ export function announceJoin(webhooks: SignalingWebhooks | undefined, session: S
   const { room, participant } = session;
   // the room's session start names it: every joiner of that session reads the same one
   if (first) webhooks.emit(room, 'room.started', { room_id: room.roomId }, `room.started:${room.roomId}:${startedAtMs}`);
-  webhooks.emit(room, 'participant.joined', { ...participantData(session), role: session.role }, `participant.joined:${room.roomId}:${participant.id}:${session.joinedAt}`);
+  webhooks.emit(
+    room,
+    'participant.joined',
+    { ...participantData(session), role: session.role },
+    `participant.joined:${room.roomId}:${participant.id}:${session.joinedAt}`,
+  );
 }
 
 /** A participant left the room (this instance removed it); `last`: the room is empty now. */

@@ -37,7 +37,7 @@ const INTERFACE: [string, string, string, string][] = [
   ['Upload asset', 'post', '/rooms/{room_id}/assets', 'create_room_asset'],
   ['Get asset', 'get', '/rooms/{room_id}/assets/{asset_id}', 'get_room_asset'],
   ['Delete asset', 'delete', '/rooms/{room_id}/assets/{asset_id}', 'delete_room_asset'],
-  ['Get the current user\'s assets (reference, 2024 web app)', 'get', '/users/me/assets', 'get_me_assets'],
+  ["Get the current user's assets (reference, 2024 web app)", 'get', '/users/me/assets', 'get_me_assets'],
   ['List streaming targets', 'get', '/rooms/{room_id}/streaming_targets', 'get_room_streaming_targets'],
   ['Create streaming target', 'post', '/rooms/{room_id}/streaming_targets', 'create_room_streaming_target'],
   ['Get streaming target', 'get', '/rooms/{room_id}/streaming_targets/{streaming_target_id}', 'get_room_streaming_target'],
@@ -85,7 +85,11 @@ const INTERFACE: [string, string, string, string][] = [
 
 const d = doc;
 const resolve = (o: any): any => {
-  while (o && typeof o.$ref === 'string') o = o.$ref.slice(2).split('/').reduce((x: any, k: string) => x?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], d);
+  while (o && typeof o.$ref === 'string')
+    o = o.$ref
+      .slice(2)
+      .split('/')
+      .reduce((x: any, k: string) => x?.[k.replace(/~1/g, '/').replace(/~0/g, '~')], d);
   return o;
 };
 
@@ -163,7 +167,10 @@ describe('examples', () => {
   });
 
   it.each(pairs)('%s validates against its schema', (pointer, sub) => {
-    const node = pointer.slice(2).split('/').reduce((x: any, k) => x[k.replace(/~1/g, '/').replace(/~0/g, '~')], d);
+    const node = pointer
+      .slice(2)
+      .split('/')
+      .reduce((x: any, k) => x[k.replace(/~1/g, '/').replace(/~0/g, '~')], d);
     const validate = ajv.compile({ $ref: `openapi.json${pointer}${sub ? `/${sub}` : ''}` });
     expect(validate(node.example), ajv.errorsText(validate.errors)).toBe(true);
   });
@@ -181,12 +188,12 @@ describe('error codes', () => {
   it('documents every code the service answers with, under the anchor its documentation_url names', async () => {
     const { readFileSync, readdirSync, statSync } = await import('node:fs');
     const { join } = await import('node:path');
-    const files = (dir: string): string[] =>
-      readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
-    const source = files('src').filter((f) => f.endsWith('.ts')).map((f) => readFileSync(f, 'utf8')).join('\n');
-    const used = new Set(
-      [...source.matchAll(/new DomainError\('([a-z_]+)'/g)].map((m) => m[1]!),
-    );
+    const files = (dir: string): string[] => readdirSync(dir).flatMap((n) => (statSync(join(dir, n)).isDirectory() ? files(join(dir, n)) : [join(dir, n)]));
+    const source = files('src')
+      .filter((f) => f.endsWith('.ts'))
+      .map((f) => readFileSync(f, 'utf8'))
+      .join('\n');
+    const used = new Set([...source.matchAll(/new DomainError\('([a-z_]+)'/g)].map((m) => m[1]!));
     expect(used.size).toBeGreaterThan(10);
     const description = String(d.info.description);
     for (const code of used) expect(description, code).toContain(`<a id="error-${code}"></a>`);

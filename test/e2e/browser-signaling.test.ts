@@ -18,7 +18,16 @@ import { insertInvite, insertRoom, useSignalingApp } from '../support/signaling.
 
 const CHROMIUM = '/usr/bin/chromium';
 // without the background-networking flags Chromium's own outgoing connections fail on a closed network
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** The name the reference's web app offers (as its 2024 sources show); the server must echo it alone. */
 const PROTOCOL = 'opentalk-signaling-json-v1.0';
 
@@ -44,8 +53,7 @@ function openInPage({ name, url, protocols, displayName }: { name: string; url: 
   return new Promise((resolve, reject) => {
     const ws = new WebSocket(url, protocols);
     window.signalingSockets[name] = ws;
-    ws.onmessage = (event) =>
-      frames.push({ data: typeof event.data === 'string' ? event.data : '(binary frame)', at: Date.now() });
+    ws.onmessage = (event) => frames.push({ data: typeof event.data === 'string' ? event.data : '(binary frame)', at: Date.now() });
     ws.onopen = () => {
       ws.send(JSON.stringify({ namespace: 'control', payload: { action: 'join', display_name: displayName } }));
       resolve(ws.protocol);

@@ -24,7 +24,16 @@ import { useSignalingApp } from '../support/signaling.js';
 import { commandEnv, root, runCommand } from '../support/processes.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 const noBrowser = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
 if (noBrowser) console.warn(`test/e2e/client-package.test.ts: the browser test is skipped: ${noBrowser}`);
 
@@ -130,7 +139,17 @@ afterAll(() => rmSync(scratch, { recursive: true, force: true }));
 describe('the packed client', () => {
   it('holds its build and types, nothing of the server, and depends on openapi-fetch alone', () => {
     const files = packed.files.map((file) => file.path).sort();
-    expect(files).toEqual(expect.arrayContaining(['package.json', 'dist/src/index.js', 'dist/src/index.d.ts', 'dist/generated/openapi.d.ts', 'dist/generated/signaling/types.d.ts', 'dist/generated/signaling/validators.js', 'dist/generated/signaling/validator-runtime.js']));
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package.json',
+        'dist/src/index.js',
+        'dist/src/index.d.ts',
+        'dist/generated/openapi.d.ts',
+        'dist/generated/signaling/types.d.ts',
+        'dist/generated/signaling/validators.js',
+        'dist/generated/signaling/validator-runtime.js',
+      ]),
+    );
     expect(files.filter((file) => file !== 'package.json' && !/^dist\/(src|generated)\/[\w/.-]+\.(js|d\.ts)$/.test(file))).toEqual([]);
     // the client's own modules only: the server's (http/, domain/, signaling/, cli/ ...) are not there
     expect(files.filter((file) => /^dist\/src\/./.test(file) && !/^dist\/src\/(index|http|webhooks|signaling(-\w+)?)\.(js|d\.ts)$/.test(file))).toEqual([]);
@@ -155,7 +174,10 @@ describe('the packed client', () => {
     expect(existsSync(join(consumer, 'consumer.js'))).toBe(true);
 
     writeFileSync(join(consumer, 'wrong.ts'), WRONG);
-    writeFileSync(join(consumer, 'tsconfig.wrong.json'), JSON.stringify({ ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, noEmit: true }, files: ['wrong.ts'] }));
+    writeFileSync(
+      join(consumer, 'tsconfig.wrong.json'),
+      JSON.stringify({ ...TSCONFIG, compilerOptions: { ...TSCONFIG.compilerOptions, noEmit: true }, files: ['wrong.ts'] }),
+    );
     const refused = await runCommand(process.execPath, [tsc, '-p', 'tsconfig.wrong.json'], consumer, commandEnv(consumer), 120_000);
     expect(refused.code).not.toBe(0);
     expect(refused.stdout).toMatch(/wrong\.ts\(3,[0-9]+\): error TS2322: Type 'number' is not assignable to type 'string'/);
@@ -174,24 +196,36 @@ describe('the packed client', () => {
       expect(outcome.sameRoom).toBe(outcome.room.id);
     }, 90_000);
 
-    it.skipIf(noBrowser !== undefined)('bundled by esbuild, runs the same in headless Chromium with its WebSocket', async () => {
-      const bundled = await build({ entryPoints: [join(consumer, 'consumer.js')], absWorkingDir: consumer, bundle: true, format: 'esm', platform: 'browser', write: false, logLevel: 'silent' });
-      const bundle = bundled.outputFiles[0]!.text;
-      expect(bundle).toContain('validate_timer_stopped'); // validate: true carried the validators into the bundle
+    it.skipIf(noBrowser !== undefined)(
+      'bundled by esbuild, runs the same in headless Chromium with its WebSocket',
+      async () => {
+        const bundled = await build({
+          entryPoints: [join(consumer, 'consumer.js')],
+          absWorkingDir: consumer,
+          bundle: true,
+          format: 'esm',
+          platform: 'browser',
+          write: false,
+          logLevel: 'silent',
+        });
+        const bundle = bundled.outputFiles[0]!.text;
+        expect(bundle).toContain('validate_timer_stopped'); // validate: true carried the validators into the bundle
 
-      const owner = await app.login('browser-owner');
-      const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-      try {
-        const page = await browser.newPage();
-        await page.route(`${app.url}/consumer.js`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: bundle }));
-        await page.goto(`${app.url}/health`);
-        await page.addScriptTag({ type: 'module', content: "import { run } from '/consumer.js'; globalThis.run = run;" });
-        await page.waitForFunction(() => (globalThis as any).run !== undefined, undefined, { timeout: 5_000 });
-        const outcome = await page.evaluate(({ server, token }) => (globalThis as any).run({ server, token }), { server: app.url, token: owner.accessToken });
-        expect(outcome).toMatchObject({ joined: 'join_success', stopped: 'expired', room: { created_by: owner.id } });
-      } finally {
-        await browser.close();
-      }
-    }, 60_000);
+        const owner = await app.login('browser-owner');
+        const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+        try {
+          const page = await browser.newPage();
+          await page.route(`${app.url}/consumer.js`, (route) => route.fulfill({ status: 200, contentType: 'text/javascript', body: bundle }));
+          await page.goto(`${app.url}/health`);
+          await page.addScriptTag({ type: 'module', content: "import { run } from '/consumer.js'; globalThis.run = run;" });
+          await page.waitForFunction(() => (globalThis as any).run !== undefined, undefined, { timeout: 5_000 });
+          const outcome = await page.evaluate(({ server, token }) => (globalThis as any).run({ server, token }), { server: app.url, token: owner.accessToken });
+          expect(outcome).toMatchObject({ joined: 'join_success', stopped: 'expired', room: { created_by: owner.id } });
+        } finally {
+          await browser.close();
+        }
+      },
+      60_000,
+    );
   });
 });

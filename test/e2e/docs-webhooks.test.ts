@@ -10,7 +10,16 @@ import { expect, it } from 'vitest';
 import { useTestApp } from '../support/test-app.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 
 const unavailable = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
 if (unavailable) console.warn(`test/e2e/docs-webhooks.test.ts skipped: ${unavailable}`);
@@ -19,23 +28,27 @@ const webhooks = Object.keys(parse(readFileSync('spec/openapi.yaml', 'utf8')).we
 
 const app = useTestApp();
 
-it.skipIf(unavailable)('lists every webhook of the contract on /docs', async () => {
-  expect(webhooks).toHaveLength(12);
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-  try {
-    const page = await browser.newPage();
-    const violations: string[] = [];
-    page.on('console', (message) => {
-      if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
-    });
-    await page.goto(`${app.url}/docs`);
-    await page.waitForSelector('#error-not_found', { state: 'attached', timeout: 15_000 });
-    const text: string = await page.evaluate(() => (globalThis as any).document.getElementById('swagger-ui').innerText);
-    expect(text).toContain('Webhooks');
-    const missing = webhooks.filter((name) => !text.includes(name));
-    expect(missing).toEqual([]);
-    expect(violations).toEqual([]);
-  } finally {
-    await browser.close();
-  }
-}, 30_000);
+it.skipIf(unavailable)(
+  'lists every webhook of the contract on /docs',
+  async () => {
+    expect(webhooks).toHaveLength(12);
+    const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    try {
+      const page = await browser.newPage();
+      const violations: string[] = [];
+      page.on('console', (message) => {
+        if (/Content Security Policy/i.test(message.text())) violations.push(message.text());
+      });
+      await page.goto(`${app.url}/docs`);
+      await page.waitForSelector('#error-not_found', { state: 'attached', timeout: 15_000 });
+      const text: string = await page.evaluate(() => (globalThis as any).document.getElementById('swagger-ui').innerText);
+      expect(text).toContain('Webhooks');
+      const missing = webhooks.filter((name) => !text.includes(name));
+      expect(missing).toEqual([]);
+      expect(violations).toEqual([]);
+    } finally {
+      await browser.close();
+    }
+  },
+  30_000,
+);

@@ -35,7 +35,13 @@ function ensureNginx(): string | undefined {
     encoding: 'utf8',
   });
   if (findNginx()) return undefined;
-  const detail = install.error?.message ?? String(install.stderr ?? '').trim().split('\n').slice(-2).join(' ');
+  const detail =
+    install.error?.message ??
+    String(install.stderr ?? '')
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .join(' ');
   return `nginx could not be installed with apt-get (${detail || `exit ${install.status}`})`;
 }
 

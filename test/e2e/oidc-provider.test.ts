@@ -106,8 +106,14 @@ async function signIn(login: string, clientId = 'convene'): Promise<{ id_token: 
   const verifier = randomBytes(32).toString('base64url');
   const authorize = new URL('/auth', issuer);
   authorize.search = new URLSearchParams({
-    client_id: clientId, response_type: 'code', scope: 'openid email profile api', redirect_uri: REDIRECT_URI, state: 'st4te',
-    nonce: 'n0nce', code_challenge: createHash('sha256').update(verifier).digest('base64url'), code_challenge_method: 'S256',
+    client_id: clientId,
+    response_type: 'code',
+    scope: 'openid email profile api',
+    redirect_uri: REDIRECT_URI,
+    state: 'st4te',
+    nonce: 'n0nce',
+    code_challenge: createHash('sha256').update(verifier).digest('base64url'),
+    code_challenge_method: 'S256',
   }).toString();
 
   let location = authorize.href;
@@ -118,7 +124,9 @@ async function signIn(login: string, clientId = 'convene'): Promise<{ id_token: 
       const prompt = /name="prompt" value="(\w+)"/.exec(page)?.[1];
       const form: Record<string, string> = prompt === 'login' ? { prompt, login, password: 'any' } : { prompt: String(prompt) };
       response = await go(location, {
-        method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: new URLSearchParams(form).toString(),
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams(form).toString(),
       });
     } else {
       response = await go(location);
@@ -134,7 +142,13 @@ async function signIn(login: string, clientId = 'convene'): Promise<{ id_token: 
   const token = await go('/token', {
     method: 'POST',
     headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ grant_type: 'authorization_code', code: code!, redirect_uri: REDIRECT_URI, code_verifier: verifier, client_id: clientId }).toString(),
+    body: new URLSearchParams({
+      grant_type: 'authorization_code',
+      code: code!,
+      redirect_uri: REDIRECT_URI,
+      code_verifier: verifier,
+      client_id: clientId,
+    }).toString(),
   });
   expect(token.status).toBe(200);
   return (await token.json()) as { id_token: string; access_token: string };
@@ -185,8 +199,8 @@ describe('Convene with a real OpenID provider as its issuer', () => {
   });
 });
 
-describe('tokens of the real provider that are not Convene\'s access tokens (issue 22)', () => {
-  it('refuses the provider\'s ID token and another client\'s access token as access tokens with 401', async () => {
+describe("tokens of the real provider that are not Convene's access tokens (issue 22)", () => {
+  it("refuses the provider's ID token and another client's access token as access tokens with 401", async () => {
     const app = await startTestApp({ oidc: { issuer, client_id: 'convene', provider_name: 'e2e' } });
     try {
       const own = await signIn('grace');

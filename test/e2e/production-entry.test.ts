@@ -25,7 +25,19 @@ import { commandEnv, freePort, healthy, isRunning, killStarted, logRecords, root
 
 const databaseUrl = process.env.DATABASE_URL || undefined;
 /** What a fresh clone has besides its tests and tools. */
-const CHECKOUT = ['package.json', 'package-lock.json', 'tsconfig.json', 'tsconfig.build.json', 'src', 'generated', 'packages/client', 'bin', 'scripts/prepare.mjs', 'convene.example.toml', 'README.md'];
+const CHECKOUT = [
+  'package.json',
+  'package-lock.json',
+  'tsconfig.json',
+  'tsconfig.build.json',
+  'src',
+  'generated',
+  'packages/client',
+  'bin',
+  'scripts/prepare.mjs',
+  'convene.example.toml',
+  'README.md',
+];
 const EXIT_WITHIN_MS = 30_000;
 
 const dirs: string[] = [];
@@ -64,25 +76,32 @@ afterAll(async () => {
 });
 
 describe('npm start', () => {
-  it.each(['SIGTERM', 'SIGINT'] as const)('stops Convene gracefully on %s to the npm process, leaving no process and no lock', async (signal) => {
-    const port = await freePort();
-    const env = commandEnv(checkout, { PORT: String(port), CONVENE_HTTP__HOST: '127.0.0.1', ...(await databaseEnv()) });
-    const npm = startCommand('npm', ['start'], checkout, env);
-    await healthy(port, npm);
-    const listening = logRecords(npm.stdout()).find((record) => String(record.msg).startsWith('Convene listening'));
-    const serverPid = listening?.pid as number;
-    expect(serverPid).not.toBe(npm.pid); // npm's child, the server itself, not npm
+  it.each(['SIGTERM', 'SIGINT'] as const)(
+    'stops Convene gracefully on %s to the npm process, leaving no process and no lock',
+    async (signal) => {
+      const port = await freePort();
+      const env = commandEnv(checkout, { PORT: String(port), CONVENE_HTTP__HOST: '127.0.0.1', ...(await databaseEnv()) });
+      const npm = startCommand('npm', ['start'], checkout, env);
+      await healthy(port, npm);
+      const listening = logRecords(npm.stdout()).find((record) => String(record.msg).startsWith('Convene listening'));
+      const serverPid = listening?.pid as number;
+      expect(serverPid).not.toBe(npm.pid); // npm's child, the server itself, not npm
 
-    process.kill(npm.pid, signal);
-    const ended = await Promise.race([npm.exited, new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm start did not end:\n${npm.stdout()}\n${npm.stderr()}`)), EXIT_WITHIN_MS))]);
+      process.kill(npm.pid, signal);
+      const ended = await Promise.race([
+        npm.exited,
+        new Promise<never>((_, reject) => setTimeout(() => reject(new Error(`npm start did not end:\n${npm.stdout()}\n${npm.stderr()}`)), EXIT_WITHIN_MS)),
+      ]);
 
-    expect(ended.code, ended.stderr).toBe(0);
-    const messages = logRecords(ended.stdout).map((record) => [record.msg, record.signal]);
-    expect(messages).toContainEqual(['shutting down', signal]);
-    expect(messages.at(-1)).toEqual(['Convene stopped', undefined]);
-    expect(isRunning(serverPid)).toBe(false);
-    expect(existsSync(join(checkout, 'data', '.lock'))).toBe(false);
-  }, 120_000);
+      expect(ended.code, ended.stderr).toBe(0);
+      const messages = logRecords(ended.stdout).map((record) => [record.msg, record.signal]);
+      expect(messages).toContainEqual(['shutting down', signal]);
+      expect(messages.at(-1)).toEqual(['Convene stopped', undefined]);
+      expect(isRunning(serverPid)).toBe(false);
+      expect(existsSync(join(checkout, 'data', '.lock'))).toBe(false);
+    },
+    120_000,
+  );
 });
 
 describe('convene serve on a busy port', () => {
@@ -100,7 +119,9 @@ describe('convene serve on a busy port', () => {
     const env = commandEnv(cwd, { PORT: String(port), CONVENE_HTTP__HOST: '127.0.0.1' });
     const ended = await runCommand(process.execPath, [join(checkout, 'bin/convene.js'), 'serve'], cwd, env);
     expect(ended.code).toBe(2);
-    expect(ended.stderr).toBe(`convene: port ${port} (on 127.0.0.1) is already in use (is Convene already running?); stop that process or set [http] port (PORT)\n`);
+    expect(ended.stderr).toBe(
+      `convene: port ${port} (on 127.0.0.1) is already in use (is Convene already running?); stop that process or set [http] port (PORT)\n`,
+    );
     expect(ended.stdout).toBe('');
     expect(readdirSync(cwd)).toEqual([]);
   });
@@ -120,8 +141,20 @@ describe('the packed package', () => {
   beforeAll(async () => {
     const listing = await runCommand('tar', ['tzf', tarball], root, commandEnv(root));
     const files = listing.stdout.split('\n').filter(Boolean);
-    expect(files).toEqual(expect.arrayContaining(['package/package.json', 'package/bin/convene.js', 'package/dist/src/cli/index.js', 'package/dist/src/main.js', 'package/convene.example.toml']));
-    expect(files.filter((file) => /^package\/(src|test|scripts|spec|packages)\/|^package\/dist\/src\/client\//.test(file) || /\.ts$/.test(file.replace(/\.d\.ts$/, '')))).toEqual([]);
+    expect(files).toEqual(
+      expect.arrayContaining([
+        'package/package.json',
+        'package/bin/convene.js',
+        'package/dist/src/cli/index.js',
+        'package/dist/src/main.js',
+        'package/convene.example.toml',
+      ]),
+    );
+    expect(
+      files.filter(
+        (file) => /^package\/(src|test|scripts|spec|packages)\/|^package\/dist\/src\/client\//.test(file) || /\.ts$/.test(file.replace(/\.d\.ts$/, '')),
+      ),
+    ).toEqual([]);
 
     // as `npm install -g --prefix <prefix> convene-0.1.0.tgz` lays it out
     const prefix = tempDir('prefix');

@@ -36,7 +36,13 @@ function ensureCoturn(): string | undefined {
     encoding: 'utf8',
   });
   if (TOOLS.every(have)) return undefined;
-  const detail = install.error?.message ?? String(install.stderr ?? '').trim().split('\n').slice(-2).join(' ');
+  const detail =
+    install.error?.message ??
+    String(install.stderr ?? '')
+      .trim()
+      .split('\n')
+      .slice(-2)
+      .join(' ');
   return `coturn could not be installed with apt-get (${detail || `exit ${install.status}`})`;
 }
 
@@ -156,11 +162,23 @@ describe.skipIf(unavailable !== undefined)('TURN credentials against coturn', ()
     peerPort = await freeTcpUdpPort();
     const relayMin = 49152 + randomInt(0, 150) * 100;
     start('turnserver', [
-      '-n', '--listening-ip=127.0.0.1', '--relay-ip=127.0.0.1', `--listening-port=${turnPort}`,
-      `--min-port=${relayMin}`, `--max-port=${relayMin + 99}`,
-      '--use-auth-secret', `--static-auth-secret=${SECRET}`, '--realm=convene.test',
-      '--no-tls', '--no-dtls', '--no-cli', '--fingerprint', '--allow-loopback-peers',
-      `--userdb=${join(workDir, 'turndb')}`, `--log-file=${join(workDir, 'turn.log')}`, '--simple-log',
+      '-n',
+      '--listening-ip=127.0.0.1',
+      '--relay-ip=127.0.0.1',
+      `--listening-port=${turnPort}`,
+      `--min-port=${relayMin}`,
+      `--max-port=${relayMin + 99}`,
+      '--use-auth-secret',
+      `--static-auth-secret=${SECRET}`,
+      '--realm=convene.test',
+      '--no-tls',
+      '--no-dtls',
+      '--no-cli',
+      '--fingerprint',
+      '--allow-loopback-peers',
+      `--userdb=${join(workDir, 'turndb')}`,
+      `--log-file=${join(workDir, 'turn.log')}`,
+      '--simple-log',
       `--pidfile=${join(workDir, 'turn.pid')}`,
     ]);
     start('turnutils_peer', ['-L', '127.0.0.1', '-p', String(peerPort)]);

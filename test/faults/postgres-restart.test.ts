@@ -189,7 +189,11 @@ async function writeScene(): Promise<Scene> {
   const eventPath = `/v1/events/${event.id}`;
   const roomPath = `/v1/rooms/${event.room.id}`;
   const instances = await must('get_event_instances', { method: 'GET', path: `${eventPath}/instances`, token: owner.token }, 200);
-  await must('create_event_invite', { method: 'POST', path: `${eventPath}/invites`, token: owner.token, query: SUPPRESS, json: { invitee: invitee.id, role: 'user' } }, 201);
+  await must(
+    'create_event_invite',
+    { method: 'POST', path: `${eventPath}/invites`, token: owner.token, query: SUPPRESS, json: { invitee: invitee.id, role: 'user' } },
+    201,
+  );
   const invite = await must('create_room_invite', { method: 'POST', path: `${roomPath}/invites`, token: owner.token, json: {} }, 200);
   const sip = await must('get_room_sip_config', { method: 'GET', path: `${roomPath}/sip`, token: owner.token }, 200);
   const target = await must(
@@ -198,7 +202,13 @@ async function writeScene(): Promise<Scene> {
       method: 'POST',
       path: `${roomPath}/streaming_targets`,
       token: owner.token,
-      json: { name: 'Channel', kind: 'custom', streaming_endpoint: 'rtmp://live.example.org/app', streaming_key: 'key', public_url: 'https://video.example.org/app' },
+      json: {
+        name: 'Channel',
+        kind: 'custom',
+        streaming_endpoint: 'rtmp://live.example.org/app',
+        streaming_key: 'key',
+        public_url: 'https://video.example.org/app',
+      },
     },
     201,
   );

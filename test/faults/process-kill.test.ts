@@ -173,10 +173,7 @@ async function corruption(query: (text: string) => Promise<Array<Record<string, 
   return problems;
 }
 
-const modes = [
-  { name: 'embedded PGlite in a data directory', onServer: false },
-  ...(databaseUrl ? [{ name: 'PostgreSQL', onServer: true }] : []),
-];
+const modes = [{ name: 'embedded PGlite in a data directory', onServer: false }, ...(databaseUrl ? [{ name: 'PostgreSQL', onServer: true }] : [])];
 
 describe.each(modes)('SIGKILL during writes on $name', ({ name, onServer }) => {
   it(`keeps every acknowledged write through ${KILLS} kills, and the data opens intact`, { timeout: HANG_GUARD_MS }, async () => {

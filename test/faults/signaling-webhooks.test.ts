@@ -69,7 +69,11 @@ async function api(method: string, path: string, token: string, body?: unknown):
 
 async function owner(): Promise<{ id: string; token: string }> {
   const idToken = await issuer!.idToken({ sub: 'sub-owner', email: 'owner@example.test', given_name: 'Owner', family_name: 'Tester' });
-  await fetch(new URL('/v1/auth/login', baseUrl), { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id_token: idToken }) });
+  await fetch(new URL('/v1/auth/login', baseUrl), {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ id_token: idToken }),
+  });
   const token = await issuer!.accessToken({ sub: 'sub-owner' });
   return { id: (await api('GET', '/v1/users/me', token)).id, token };
 }
@@ -138,7 +142,12 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
 
   it('at shutdown the waiting events get the time limit, then are dropped', async () => {
     let drops = 0;
-    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), { maxQueued: 10, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => drops++ });
+    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), {
+      maxQueued: 10,
+      retryBaseMs: 20,
+      retryMaxMs: 100,
+      onDrop: () => drops++,
+    });
     const room = { roomId: '00000000-0000-4000-8000-00000000a002', ownerId };
 
     await postgres!.stop('fast');
@@ -157,7 +166,12 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
 
   it('at shutdown with the database up, the waiting events are flushed before close returns', async () => {
     let drops = 0;
-    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), { maxQueued: 10, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => drops++ });
+    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), {
+      maxQueued: 10,
+      retryBaseMs: 20,
+      retryMaxMs: 100,
+      onDrop: () => drops++,
+    });
     const room = { roomId: '00000000-0000-4000-8000-00000000a003', ownerId };
     queue.emit(room, 'room.started', { room_id: room.roomId }, 'flush-1');
     queue.emit(room, 'room.ended', { room_id: room.roomId }, 'flush-2');

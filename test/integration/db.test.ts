@@ -73,7 +73,12 @@ async function failure(promise: Promise<unknown>): Promise<{ code?: string; cons
 }
 
 const count = async (table: keyof DB) =>
-  (await db.selectFrom(table).select((eb) => eb.fn.countAll<number>().as('n')).executeTakeFirstOrThrow()).n;
+  (
+    await db
+      .selectFrom(table)
+      .select((eb) => eb.fn.countAll<number>().as('n'))
+      .executeTakeFirstOrThrow()
+  ).n;
 
 describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () => {
   it('has applied every migration, and a second run applies none', async () => {
@@ -124,12 +129,14 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     const room = await insertRoom(user.id);
     await db.insertInto('sip_configs').values({ room_id: room.id, sip_id: '0123456789', password: '9876543210' }).execute();
     const other = await insertRoom(user.id);
-    expect(
-      await failure(db.insertInto('sip_configs').values({ room_id: other.id, sip_id: '0123456789', password: '1111111111' }).execute()),
-    ).toMatchObject({ code: '23505', constraint: 'sip_configs_sip_id_key' });
-    expect(
-      await failure(db.insertInto('sip_configs').values({ room_id: other.id, sip_id: '12345', password: '1111111111' }).execute()),
-    ).toMatchObject({ code: '23514', constraint: 'sip_configs_sip_id_check' });
+    expect(await failure(db.insertInto('sip_configs').values({ room_id: other.id, sip_id: '0123456789', password: '1111111111' }).execute())).toMatchObject({
+      code: '23505',
+      constraint: 'sip_configs_sip_id_key',
+    });
+    expect(await failure(db.insertInto('sip_configs').values({ room_id: other.id, sip_id: '12345', password: '1111111111' }).execute())).toMatchObject({
+      code: '23514',
+      constraint: 'sip_configs_sip_id_check',
+    });
   });
 
   it('deletes everything a room carries with the room, its event included', async () => {
@@ -195,23 +202,40 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     const owner = await insertUser();
     const room = await insertRoom(owner.id);
     const base = { room_id: room.id, created_by: owner.id, updated_by: owner.id, title: 't' };
-    expect(await failure(db.insertInto('events').values({ ...base, is_time_independent: false }).execute())).toMatchObject({
+    expect(
+      await failure(
+        db
+          .insertInto('events')
+          .values({ ...base, is_time_independent: false })
+          .execute(),
+      ),
+    ).toMatchObject({
       code: '23514',
       constraint: 'events_times_check',
     });
     expect(
       await failure(
-        db.insertInto('events').values({ ...base, is_time_independent: true, recurrence_pattern: ['RRULE:FREQ=DAILY'] }).execute(),
+        db
+          .insertInto('events')
+          .values({ ...base, is_time_independent: true, recurrence_pattern: ['RRULE:FREQ=DAILY'] })
+          .execute(),
       ),
     ).toMatchObject({ code: '23514', constraint: 'events_times_check' });
-    await db.insertInto('events').values({ ...base, is_time_independent: true }).execute();
+    await db
+      .insertInto('events')
+      .values({ ...base, is_time_independent: true })
+      .execute();
   });
 
-  it('backfills each event\'s span from its rule and its moved occurrences (migration event_spans)', async () => {
+  it("backfills each event's span from its rule and its moved occurrences (migration event_spans)", async () => {
     const user = await insertUser();
     // weekly Mar 26 … Apr 16 09:00–10:00 UTC: its first occurrence moved a week earlier, its last a week later (start only)
     const { event: weekly } = await insertEvent(user.id);
-    await db.updateTable('events').set({ range_end: new Date('2026-04-16T10:00:00Z') }).where('id', '=', weekly.id).execute();
+    await db
+      .updateTable('events')
+      .set({ range_end: new Date('2026-04-16T10:00:00Z') })
+      .where('id', '=', weekly.id)
+      .execute();
     const moved = (instance: string, times: { starts_at?: Date; ends_at?: Date }) =>
       db
         .insertInto('event_exceptions')
@@ -226,10 +250,17 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     await moved('2026-03-26T09:00:00Z', { starts_at: new Date('2026-03-19T09:00:00Z'), ends_at: new Date('2026-03-19T10:00:00Z') });
     await moved('2026-04-16T09:00:00Z', { starts_at: new Date('2026-04-23T09:00:00Z') });
     // a cancellation without times of its own moves nothing
-    await db.insertInto('event_exceptions').values({ event_id: weekly.id, instance_start: new Date('2026-04-02T09:00:00Z'), status: 'cancelled', created_by: user.id }).execute();
+    await db
+      .insertInto('event_exceptions')
+      .values({ event_id: weekly.id, instance_start: new Date('2026-04-02T09:00:00Z'), status: 'cancelled', created_by: user.id })
+      .execute();
     // unbounded: its end stays open
     const { event: open } = await insertEvent(user.id);
-    await db.updateTable('events').set({ recurrence_pattern: ['RRULE:FREQ=WEEKLY'] }).where('id', '=', open.id).execute();
+    await db
+      .updateTable('events')
+      .set({ recurrence_pattern: ['RRULE:FREQ=WEEKLY'] })
+      .where('id', '=', open.id)
+      .execute();
 
     await eventSpans.down(db);
     await eventSpans.up(db);
@@ -256,11 +287,7 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     expect(updated.range_end).toBeNull();
     expect(Math.abs(updated.created_at.getTime() - Date.now())).toBeLessThan(60_000);
 
-    const found = await db
-      .selectFrom('events')
-      .select('id')
-      .where('starts_at', '=', new Date('2026-03-29T02:30:00.123+02:00'))
-      .execute();
+    const found = await db.selectFrom('events').select('id').where('starts_at', '=', new Date('2026-03-29T02:30:00.123+02:00')).execute();
     expect(found).toEqual([{ id: event.id }]);
   });
 
@@ -303,7 +330,10 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
 
   it('empties every table on reset and restarts identities', async () => {
     await insertUser();
-    await db.insertInto('email_outbox').values({ kind: 'k', recipients: ['x@example.test'], subject: 's', text: 't' }).execute();
+    await db
+      .insertInto('email_outbox')
+      .values({ kind: 'k', recipients: ['x@example.test'], subject: 's', text: 't' })
+      .execute();
     await testDb.reset();
     expect([await count('users'), await count('email_outbox')]).toEqual([0, 0]);
     const { id } = await db
@@ -315,7 +345,13 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
   });
 
   it('recognises an unreachable database, and not a failing query, as the database being down', async () => {
-    const unreachable = await openDatabase({ url: 'postgres://postgres@127.0.0.1:1/none', data_dir: '', in_memory: false, max_connections: 1, query_timeout_ms: 15_000 });
+    const unreachable = await openDatabase({
+      url: 'postgres://postgres@127.0.0.1:1/none',
+      data_dir: '',
+      in_memory: false,
+      max_connections: 1,
+      query_timeout_ms: 15_000,
+    });
     try {
       const refused = await failure(sql`select 1`.execute(unreachable.db));
       expect(isDatabaseDown(refused)).toBe(true);

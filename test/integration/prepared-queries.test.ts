@@ -62,9 +62,7 @@ describe('preparedQuery', () => {
   });
 
   it('refuses at its first use a builder that leaves an argument out', async () => {
-    const ignoring = preparedQuery(['id', 'unused'], (db, { id }: { id: string; unused: string }) =>
-      db.selectFrom('users').select('id').where('id', '=', id),
-    );
+    const ignoring = preparedQuery(['id', 'unused'], (db, { id }: { id: string; unused: string }) => db.selectFrom('users').select('id').where('id', '=', id));
     await expect(ignoring.execute(db, { id: '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00', unused: 'x' })).rejects.toThrow(/each be a parameter: unused/);
   });
 
@@ -126,8 +124,7 @@ describe('named statements', () => {
   });
   afterAll(() => (ownsSingle ? single.close() : undefined));
 
-  const prepared = async () =>
-    (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(single.db)).rows;
+  const prepared = async () => (await sql<{ name: string; statement: string }>`select name, statement from pg_prepared_statements`.execute(single.db)).rows;
 
   /** Used by this test alone, so that its statement is prepared here or nowhere. */
   const userByEmail = preparedQuery(['email'], (db, { email }: { email: string }) =>

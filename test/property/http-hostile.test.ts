@@ -23,7 +23,16 @@ import { buildRoutes } from '../../src/http/app.js';
 import { createCast, createScene, type Cast, type Scene } from '../support/access-cast.js';
 import { checkResponse } from '../support/contract.js';
 import { databaseFingerprint, type Fingerprint } from '../support/hostile/db-fingerprint.js';
-import { contractOperations, hostileRequests, MISAIMED, RawBody, render, type HostileRequest, type OperationShape, type RequestBase } from '../support/hostile/http-requests.js';
+import {
+  contractOperations,
+  hostileRequests,
+  MISAIMED,
+  RawBody,
+  render,
+  type HostileRequest,
+  type OperationShape,
+  type RequestBase,
+} from '../support/hostile/http-requests.js';
 import { sendRaw, type RawResponse } from '../support/hostile/raw-http.js';
 import { propertyRuns } from '../support/hostile/runs.js';
 import type { SchemaSource } from '../support/hostile/schema-values.js';
@@ -165,7 +174,10 @@ beforeEach(async () => {
 });
 
 afterAll(async () => {
-  const answers = [...statuses].sort(([a], [b]) => a - b).map(([status, count]) => `${status}×${count}`).join(' ');
+  const answers = [...statuses]
+    .sort(([a], [b]) => a - b)
+    .map(([status, count]) => `${status}×${count}`)
+    .join(' ');
   const cases = [...statuses.values()].reduce((sum, count) => sum + count, 0);
   console.info(`http-hostile: ${cases} requests in ${((Date.now() - started) / 1000).toFixed(1)} s (${runs} per operation): ${answers}`);
   await cast?.otherIssuer.close();
@@ -216,7 +228,12 @@ const REFUSAL_HEADERS: Record<number, string> = { 401: 'www-authenticate', 405: 
 function expectErrorBody(res: RawResponse, context: string): void {
   expect(res.contentType, context).toMatch(/^application\/json/);
   const body = JSON.parse(res.text) as Record<string, unknown>;
-  expect(body, context).toMatchObject({ code: expect.stringMatching(ERROR_CODE), message: expect.any(String), documentation_url: expect.any(String), status: String(res.status) });
+  expect(body, context).toMatchObject({
+    code: expect.stringMatching(ERROR_CODE),
+    message: expect.any(String),
+    documentation_url: expect.any(String),
+    status: String(res.status),
+  });
   const header = REFUSAL_HEADERS[res.status];
   if (header) expect(res.headers[header], `${header}: ${context}`).toBeTruthy();
 }
@@ -255,27 +272,35 @@ async function check(op: OperationShape, request: HostileRequest): Promise<numbe
 
 describe('hostile requests', () => {
   it('cover every operation of the contract', () => {
-    expect(operations.map((op) => op.operationId)).toEqual(buildRoutes(openapiDocument).list.map((r) => r.operationId).sort());
+    expect(operations.map((op) => op.operationId)).toEqual(
+      buildRoutes(openapiDocument)
+        .list.map((r) => r.operationId)
+        .sort(),
+    );
   });
 
   describe.each(operations)('$operationId', (op) => {
-    it(`never answer 5xx, always the error body, per the contract, and leave the database as it was when refused (${runs} cases)`, async () => {
-      const requests = hostileRequests(op, () => ({
-        base: baseOf(op.operationId, scene, cast),
-        setting: {
-          source,
-          cursors,
-          limits: { json: app.config.http.body_limit_bytes, upload: UPLOAD_LIMIT },
-        },
-      }));
-      await fc.assert(
-        fc.asyncProperty(requests, async (request) => {
-          const status = await check(op, request);
-          statuses.set(status, (statuses.get(status) ?? 0) + 1);
-        }),
-        parameters,
-      );
-    }, Math.max(120_000, runs * 1_000));
+    it(
+      `never answer 5xx, always the error body, per the contract, and leave the database as it was when refused (${runs} cases)`,
+      async () => {
+        const requests = hostileRequests(op, () => ({
+          base: baseOf(op.operationId, scene, cast),
+          setting: {
+            source,
+            cursors,
+            limits: { json: app.config.http.body_limit_bytes, upload: UPLOAD_LIMIT },
+          },
+        }));
+        await fc.assert(
+          fc.asyncProperty(requests, async (request) => {
+            const status = await check(op, request);
+            statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          }),
+          parameters,
+        );
+      },
+      Math.max(120_000, runs * 1_000),
+    );
   });
 });
 
@@ -283,14 +308,32 @@ describe('inputs the property once found failing, each checked on its own', () =
   it('answers a JSON body nested 50,000 levels deep without a 5xx (the text scan once recursed until the stack overflowed)', async () => {
     const op = operations.find((o) => o.operationId === 'patch_me')!;
     const deep = new RawBody(Buffer.from(`{"title":"Dr.","a":${'{"a":'.repeat(50_000)}1${'}'.repeat(50_000)}}`), 'deeply nested objects');
-    const request: HostileRequest = { operationId: 'patch_me', caller: 'member', method: 'PATCH', segments: {}, query: [], contentType: 'application/json', body: deep, mutation: 'deep' };
+    const request: HostileRequest = {
+      operationId: 'patch_me',
+      caller: 'member',
+      method: 'PATCH',
+      segments: {},
+      query: [],
+      contentType: 'application/json',
+      body: deep,
+      mutation: 'deep',
+    };
     expect(await check(op, request)).toBeLessThan(500);
   });
 
   it('ignores an oversize body sent to an operation that takes none (it was parsed, and answered 413, which its contract lacks)', async () => {
     const op = operations.find((o) => o.operationId === 'get_rooms')!;
     const oversize = new RawBody(Buffer.from(`"${'x'.repeat(app.config.http.body_limit_bytes)}"`), 'oversize');
-    const request: HostileRequest = { operationId: 'get_rooms', caller: 'member', method: 'GET', segments: {}, query: [], contentType: 'application/json', body: oversize, mutation: 'oversize' };
+    const request: HostileRequest = {
+      operationId: 'get_rooms',
+      caller: 'member',
+      method: 'GET',
+      segments: {},
+      query: [],
+      contentType: 'application/json',
+      body: oversize,
+      mutation: 'oversize',
+    };
     expect(await check(op, request)).toBe(200);
   });
 });

@@ -60,158 +60,173 @@ describe('hostile signaling frames', () => {
   const { app, room, open } = useSignalingRooms({}, { tickets_per_user: 1_000_000, tickets_per_invite_code: 1_000_000 });
   const { document, commands } = contractCommands();
 
-  it(`answer each frame as the contract says, close sockets only as it says, and leave the room intact (${runs} frames)`, async () => {
-    const started = Date.now();
-    const { roomId, owner, guest, invitee } = await room();
-    // a fresh token at each start: a long run (FC_RUNS) outlives the 5 minutes of one
-    const moderator = async (): Promise<Starter> => ({ roomId, token: await app.issuer.accessToken({ sub: `sub-${owner.name}` }) });
-    // the invited user, until a ban: then another one
-    let invited = subjectOf(await invitee('user'));
-    const user = async (): Promise<Starter> => ({ roomId, token: await app.issuer.accessToken({ sub: invited }) });
-    // the guest, until a ban deactivates its invite code: then a guest with a new code of the room
-    let guestStart = guest;
-    const knownIds = new Set<string>();
-    const outcomes = new Map<string, number>();
-    let probes = 0;
+  it(
+    `answer each frame as the contract says, close sockets only as it says, and leave the room intact (${runs} frames)`,
+    async () => {
+      const started = Date.now();
+      const { roomId, owner, guest, invitee } = await room();
+      // a fresh token at each start: a long run (FC_RUNS) outlives the 5 minutes of one
+      const moderator = async (): Promise<Starter> => ({ roomId, token: await app.issuer.accessToken({ sub: `sub-${owner.name}` }) });
+      // the invited user, until a ban: then another one
+      let invited = subjectOf(await invitee('user'));
+      const user = async (): Promise<Starter> => ({ roomId, token: await app.issuer.accessToken({ sub: invited }) });
+      // the guest, until a ban deactivates its invite code: then a guest with a new code of the room
+      let guestStart = guest;
+      const knownIds = new Set<string>();
+      const outcomes = new Map<string, number>();
+      let probes = 0;
 
-    /** Reads the frames the socket got since last time: its state, and the participant and timer ids it learns. */
-    function readFrames(slot: Slot): void {
-      for (const frame of slot.client.received.slice(slot.read)) {
-        const payload = frame.payload as Record<string, any>;
-        const message = `${frame.namespace}.${payload.message}`;
-        if (message === 'control.join_success') {
-          slot.state = 'joined';
-          slot.id = payload.id;
-          for (const p of payload.participants ?? []) knownIds.add(p.id);
-        } else if (message === 'moderation.in_waiting_room' || message === 'moderation.sent_to_waiting_room') slot.state = 'waiting';
-        else if (message === 'moderation.accepted') slot.state = 'accepted';
-        else if (frame.namespace === 'moderation' && REMOVALS.has(payload.message)) slot.state = 'removed';
-        if (message === 'control.joined' || message === 'moderation.joined_waiting_room') knownIds.add(payload.id);
-        if (message === 'timer.started') knownIds.add(payload.timer_id);
-      }
-      slot.read = slot.client.received.length;
-      if (slot.id) knownIds.add(slot.id);
-    }
-
-    async function openSlot(name: string, starter: () => Promise<Starter>, joins: boolean): Promise<Slot> {
-      const client = await open(await starter());
-      const slot: Slot = { name, starter, joins, client, read: 0, state: 'connected' };
-      if (joins) {
-        client.command('control', 'join', { display_name: name });
-        await roundTrip(slot);
-      }
-      return slot;
-    }
-
-    /** An echo probe there and back: every frame the server sent before its reply has arrived and been read. */
-    async function roundTrip(slot: Slot, timeoutMs = 10_000): Promise<ServerFrame[] | undefined> {
-      const n = ++probes;
-      const from = slot.client.received.length;
-      slot.client.inbox.length = 0;
-      slot.client.command('echo', 'hostile-probe', { n });
-      for (;;) {
-        let frame: ServerFrame;
-        try {
-          frame = await slot.client.next('echo', undefined, timeoutMs);
-        } catch (err) {
-          if (slot.client.connection.failure) throw slot.client.connection.failure;
-          if (slot.client.ws.readyState === slot.client.ws.OPEN) throw err;
-          readFrames(slot);
-          return undefined; // closed: the caller tells whether it should have
+      /** Reads the frames the socket got since last time: its state, and the participant and timer ids it learns. */
+      function readFrames(slot: Slot): void {
+        for (const frame of slot.client.received.slice(slot.read)) {
+          const payload = frame.payload as Record<string, any>;
+          const message = `${frame.namespace}.${payload.message}`;
+          if (message === 'control.join_success') {
+            slot.state = 'joined';
+            slot.id = payload.id;
+            for (const p of payload.participants ?? []) knownIds.add(p.id);
+          } else if (message === 'moderation.in_waiting_room' || message === 'moderation.sent_to_waiting_room') slot.state = 'waiting';
+          else if (message === 'moderation.accepted') slot.state = 'accepted';
+          else if (frame.namespace === 'moderation' && REMOVALS.has(payload.message)) slot.state = 'removed';
+          if (message === 'control.joined' || message === 'moderation.joined_waiting_room') knownIds.add(payload.id);
+          if (message === 'timer.started') knownIds.add(payload.timer_id);
         }
-        if (frame.payload.action === 'hostile-probe' && frame.payload.n === n) {
-          const answered = slot.client.received.slice(from, slot.client.received.indexOf(frame));
-          readFrames(slot);
-          return answered;
+        slot.read = slot.client.received.length;
+        if (slot.id) knownIds.add(slot.id);
+      }
+
+      async function openSlot(name: string, starter: () => Promise<Starter>, joins: boolean): Promise<Slot> {
+        const client = await open(await starter());
+        const slot: Slot = { name, starter, joins, client, read: 0, state: 'connected' };
+        if (joins) {
+          client.command('control', 'join', { display_name: name });
+          await roundTrip(slot);
+        }
+        return slot;
+      }
+
+      /** An echo probe there and back: every frame the server sent before its reply has arrived and been read. */
+      async function roundTrip(slot: Slot, timeoutMs = 10_000): Promise<ServerFrame[] | undefined> {
+        const n = ++probes;
+        const from = slot.client.received.length;
+        slot.client.inbox.length = 0;
+        slot.client.command('echo', 'hostile-probe', { n });
+        for (;;) {
+          let frame: ServerFrame;
+          try {
+            frame = await slot.client.next('echo', undefined, timeoutMs);
+          } catch (err) {
+            if (slot.client.connection.failure) throw slot.client.connection.failure;
+            if (slot.client.ws.readyState === slot.client.ws.OPEN) throw err;
+            readFrames(slot);
+            return undefined; // closed: the caller tells whether it should have
+          }
+          if (frame.payload.action === 'hostile-probe' && frame.payload.n === n) {
+            const answered = slot.client.received.slice(from, slot.client.received.indexOf(frame));
+            readFrames(slot);
+            return answered;
+          }
         }
       }
-    }
 
-    /** A socket that closed, or was removed and is closing, must close as the contract says; it is then opened anew. */
-    async function reopenIfClosed(slot: Slot, expectedClose?: number): Promise<Slot> {
-      if (slot.state !== 'removed' && slot.client.ws.readyState === slot.client.ws.OPEN) return slot;
-      const closed = await slot.client.closed;
-      readFrames(slot);
-      const last = slot.client.received.at(-1)?.payload?.message as string | undefined;
-      if (expectedClose !== undefined) expect(closed.code, `${slot.name} closed`).toBe(expectedClose);
-      else {
-        expect(closed.code, `${slot.name} closed with ${closed.code} after ${JSON.stringify(slot.client.received.at(-1))}`).toBe(1000);
-        expect(REMOVALS.has(last ?? ''), `${slot.name} closed with 1000 after ${JSON.stringify(slot.client.received.at(-1))}`).toBe(true);
+      /** A socket that closed, or was removed and is closing, must close as the contract says; it is then opened anew. */
+      async function reopenIfClosed(slot: Slot, expectedClose?: number): Promise<Slot> {
+        if (slot.state !== 'removed' && slot.client.ws.readyState === slot.client.ws.OPEN) return slot;
+        const closed = await slot.client.closed;
+        readFrames(slot);
+        const last = slot.client.received.at(-1)?.payload?.message as string | undefined;
+        if (expectedClose !== undefined) expect(closed.code, `${slot.name} closed`).toBe(expectedClose);
+        else {
+          expect(closed.code, `${slot.name} closed with ${closed.code} after ${JSON.stringify(slot.client.received.at(-1))}`).toBe(1000);
+          expect(REMOVALS.has(last ?? ''), `${slot.name} closed with 1000 after ${JSON.stringify(slot.client.received.at(-1))}`).toBe(true);
+        }
+        // a banned user cannot come back: another invitee takes the place
+        if (last === 'banned' && slot.name === 'user') invited = subjectOf(await invitee('user'));
+        if (last === 'banned' && slot.name === 'guest') guestStart = { roomId, inviteCode: await insertInvite(app, roomId, owner) };
+        return openSlot(slot.name, slot.starter, slot.joins);
       }
-      // a banned user cannot come back: another invitee takes the place
-      if (last === 'banned' && slot.name === 'user') invited = subjectOf(await invitee('user'));
-      if (last === 'banned' && slot.name === 'guest') guestStart = { roomId, inviteCode: await insertInvite(app, roomId, owner) };
-      return openSlot(slot.name, slot.starter, slot.joins);
-    }
 
-    function expectAnswer(slot: Slot, frame: Frame, expected: Expected, answered: ServerFrame[]): void {
-      const errors = answered.filter((f) => f.payload?.message === 'error');
-      const context = `${slot.name} (${slot.state}) sent ${fc.stringify(frame)}; got ${JSON.stringify(answered).slice(0, 1500)}`;
-      if ('error' in expected) {
-        expect(errors.map((f) => [f.namespace, f.payload.error]), context).toEqual([['control', expected.error]]);
-      } else {
-        expect(errors.length, context).toBeLessThanOrEqual(1);
-        expect(errors.map((f) => f.payload.error), context).not.toContain('internal_error');
+      function expectAnswer(slot: Slot, frame: Frame, expected: Expected, answered: ServerFrame[]): void {
+        const errors = answered.filter((f) => f.payload?.message === 'error');
+        const context = `${slot.name} (${slot.state}) sent ${fc.stringify(frame)}; got ${JSON.stringify(answered).slice(0, 1500)}`;
+        if ('error' in expected) {
+          expect(
+            errors.map((f) => [f.namespace, f.payload.error]),
+            context,
+          ).toEqual([['control', expected.error]]);
+        } else {
+          expect(errors.length, context).toBeLessThanOrEqual(1);
+          expect(
+            errors.map((f) => f.payload.error),
+            context,
+          ).not.toContain('internal_error');
+        }
       }
-    }
 
-    let slots: Slot[] = [
-      await openSlot('owner', moderator, true),
-      await openSlot('guest', async () => guestStart, true),
-      await openSlot('user', user, true),
-      await openSlot('unjoined', moderator, false),
-    ];
+      let slots: Slot[] = [
+        await openSlot('owner', moderator, true),
+        await openSlot('guest', async () => guestStart, true),
+        await openSlot('user', user, true),
+        await openSlot('unjoined', moderator, false),
+      ];
 
-    /** Every socket's frames read, each open, each closed one as the contract says and opened anew. */
-    async function settle(sender?: Slot, expectedClose?: number): Promise<void> {
-      slots = await Promise.all(
-        slots.map(async (slot) => {
-          if (slot.client.ws.readyState === slot.client.ws.OPEN) await roundTrip(slot);
-          if (slot.client.connection.failure) throw slot.client.connection.failure;
-          return reopenIfClosed(slot, slot === sender ? expectedClose : undefined);
-        }),
+      /** Every socket's frames read, each open, each closed one as the contract says and opened anew. */
+      async function settle(sender?: Slot, expectedClose?: number): Promise<void> {
+        slots = await Promise.all(
+          slots.map(async (slot) => {
+            if (slot.client.ws.readyState === slot.client.ws.OPEN) await roundTrip(slot);
+            if (slot.client.connection.failure) throw slot.client.connection.failure;
+            return reopenIfClosed(slot, slot === sender ? expectedClose : undefined);
+          }),
+        );
+      }
+
+      const limits = { soft: app.config.signaling.max_message_bytes, hard: app.config.signaling.max_frame_bytes };
+      const frames = hostileFrames({ document, limits, commands, knownIds: () => [...knownIds] });
+      const senders = fc.oneof(
+        { weight: 5, arbitrary: fc.constant(0) },
+        { weight: 2, arbitrary: fc.constant(1) },
+        { weight: 2, arbitrary: fc.constant(2) },
+        { weight: 1, arbitrary: fc.constant(3) },
       );
-    }
 
-    const limits = { soft: app.config.signaling.max_message_bytes, hard: app.config.signaling.max_frame_bytes };
-    const frames = hostileFrames({ document, limits, commands, knownIds: () => [...knownIds] });
-    const senders = fc.oneof({ weight: 5, arbitrary: fc.constant(0) }, { weight: 2, arbitrary: fc.constant(1) }, { weight: 2, arbitrary: fc.constant(2) }, { weight: 1, arbitrary: fc.constant(3) });
+      await fc.assert(
+        fc.asyncProperty(senders, frames, async (index, frame) => {
+          const slot = slots[index]!;
+          const expected = expectedAnswer(frame, slot.state === 'joined', limits);
+          const outcome = 'close' in expected ? `close ${expected.close}` : 'error' in expected ? expected.error : 'module';
+          outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
+          slot.client.ws.send(frame.data, { binary: frame.binary });
+          if ('close' in expected) {
+            const closed = await slot.client.closed;
+            expect(closed.code, `${slot.name} sent ${fc.stringify(frame)}`).toBe(expected.close);
+            return settle(slot, expected.close);
+          }
+          const answered = await roundTrip(slot);
+          if (answered) expectAnswer(slot, frame, expected, answered);
+          else expect('module' in expected, `${slot.name} was closed after ${fc.stringify(frame)}`).toBe(true);
+          await settle();
+        }),
+        parameters,
+      );
 
-    await fc.assert(
-      fc.asyncProperty(senders, frames, async (index, frame) => {
-        const slot = slots[index]!;
-        const expected = expectedAnswer(frame, slot.state === 'joined', limits);
-        const outcome = 'close' in expected ? `close ${expected.close}` : 'error' in expected ? expected.error : 'module';
-        outcomes.set(outcome, (outcomes.get(outcome) ?? 0) + 1);
-        slot.client.ws.send(frame.data, { binary: frame.binary });
-        if ('close' in expected) {
-          const closed = await slot.client.closed;
-          expect(closed.code, `${slot.name} sent ${fc.stringify(frame)}`).toBe(expected.close);
-          return settle(slot, expected.close);
-        }
-        const answered = await roundTrip(slot);
-        if (answered) expectAnswer(slot, frame, expected, answered);
-        else expect('module' in expected, `${slot.name} was closed after ${fc.stringify(frame)}`).toBe(true);
-        await settle();
-      }),
-      parameters,
-    );
+      // the room is intact: a newcomer sees exactly the sockets in the room
+      const inRoom = slots.filter((slot) => slot.state === 'joined').map((slot) => slot.id);
+      const newcomer = await openSlot('newcomer', moderator, true);
+      expect(newcomer.state).toBe('joined');
+      const joinSuccess = newcomer.client.received.find((f) => f.payload?.message === 'join_success')!;
+      expect(joinSuccess.payload.participants.map((p: { id: string }) => p.id).sort()).toEqual(inRoom.sort());
 
-    // the room is intact: a newcomer sees exactly the sockets in the room
-    const inRoom = slots.filter((slot) => slot.state === 'joined').map((slot) => slot.id);
-    const newcomer = await openSlot('newcomer', moderator, true);
-    expect(newcomer.state).toBe('joined');
-    const joinSuccess = newcomer.client.received.find((f) => f.payload?.message === 'join_success')!;
-    expect(joinSuccess.payload.participants.map((p: { id: string }) => p.id).sort()).toEqual(inRoom.sort());
+      // and once everyone has left, empty
+      await Promise.all([...slots, newcomer].map((slot) => slot.client.close()));
+      if (redisUrl) expect(await roomKeysLeft(roomId)).toEqual([]);
+      const last = await openSlot('last', moderator, true);
+      expect(last.client.received.find((f) => f.payload?.message === 'join_success')!.payload.participants).toEqual([]);
+      await last.client.close();
 
-    // and once everyone has left, empty
-    await Promise.all([...slots, newcomer].map((slot) => slot.client.close()));
-    if (redisUrl) expect(await roomKeysLeft(roomId)).toEqual([]);
-    const last = await openSlot('last', moderator, true);
-    expect(last.client.received.find((f) => f.payload?.message === 'join_success')!.payload.participants).toEqual([]);
-    await last.client.close();
-
-    const tally = [...outcomes].map(([outcome, count]) => `${outcome}×${count}`).join(' ');
-    console.info(`signaling-hostile: ${runs} frames in ${((Date.now() - started) / 1000).toFixed(1)} s: ${tally}`);
-  }, Math.max(300_000, runs * 30));
+      const tally = [...outcomes].map(([outcome, count]) => `${outcome}×${count}`).join(' ');
+      console.info(`signaling-hostile: ${runs} frames in ${((Date.now() - started) / 1000).toFixed(1)} s: ${tally}`);
+    },
+    Math.max(300_000, runs * 30),
+  );
 });

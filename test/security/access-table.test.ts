@@ -146,7 +146,10 @@ const table: { [Op in OperationId]: Rule<Op> } = {
     admits: 'users',
     may: USERS,
     status: 201,
-    request: () => ({ query: SUPPRESS, body: { title: 'Their own', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false } }),
+    request: () => ({
+      query: SUPPRESS,
+      body: { title: 'Their own', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false },
+    }),
   },
   get_event: { admits: 'users', may: READERS, status: 200 },
   patch_event: { admits: 'users', may: OWNER, status: 200, request: () => ({ query: SUPPRESS, body: { title: 'Board meeting (agenda)' } }) },
@@ -213,7 +216,10 @@ let ownerFeedToken = '';
 async function ownerFeedOnly(): Promise<void> {
   ownerFeedToken = newFeedToken();
   await dbOf(app).deleteFrom('calendar_feeds').execute();
-  await dbOf(app).insertInto('calendar_feeds').values({ user_id: cast.owner.id, token_hash: feedTokenHash(ownerFeedToken) }).execute();
+  await dbOf(app)
+    .insertInto('calendar_feeds')
+    .values({ user_id: cast.owner.id, token_hash: feedTokenHash(ownerFeedToken) })
+    .execute();
 }
 
 /** The parties holding a valid access token of a registered user. */

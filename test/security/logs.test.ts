@@ -90,7 +90,11 @@ describe('the log', () => {
 
   it('logs every request (so that what it leaves out says something)', async () => {
     expect((await send('GET', '/v1/users/me', { authorization: bearer(owner) })).status).toBe(200);
-    const entries = app.log().trim().split('\n').map((line) => JSON.parse(line));
+    const entries = app
+      .log()
+      .trim()
+      .split('\n')
+      .map((line) => JSON.parse(line));
     const completed = entries.filter((entry) => entry.msg === 'request completed').map((entry) => entry.req.url.split('?')[0]);
     for (const path of requested) expect(completed, path).toContain(path);
   });

@@ -70,10 +70,7 @@ export function nodeIcalOccurrences(text: string, from: Date, until: Date): Map<
     if (component?.type !== 'VEVENT') continue;
     const event = component;
     const instances = nodeIcal.expandRecurringEvent(event, { from, to: until });
-    out.set(
-      event.uid,
-      instances.map((i): Occurrence => [new Date(i.start).toISOString(), new Date(i.end).toISOString()]).sort(byStart),
-    );
+    out.set(event.uid, instances.map((i): Occurrence => [new Date(i.start).toISOString(), new Date(i.end).toISOString()]).sort(byStart));
   }
   return out;
 }

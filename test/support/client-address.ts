@@ -55,7 +55,4 @@ export async function statusesOf(count: number, send: (i: number) => Promise<Ans
 }
 
 /** `failures` 404s, then 429s up to `count`. */
-export const limitedAfter = (failures: number, count: number) => [
-  ...Array<number>(failures).fill(404),
-  ...Array<number>(count - failures).fill(429),
-];
+export const limitedAfter = (failures: number, count: number) => [...Array<number>(failures).fill(404), ...Array<number>(count - failures).fill(429)];

@@ -12,8 +12,7 @@ const ajv = new Ajv2020({ strict: false, allErrors: true, validateFormats: true 
 addFormats.default(ajv);
 ajv.addSchema(openapiDocument, 'openapi.json');
 
-const pointer = (...parts: string[]) =>
-  parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
+const pointer = (...parts: string[]) => parts.map((p) => p.replace(/~/g, '~0').replace(/\//g, '~1')).join('/');
 
 const cache = new Map<string, ValidateFunction>();
 function validatorFor(ref: string): ValidateFunction {
@@ -24,7 +23,10 @@ function validatorFor(ref: string): ValidateFunction {
 
 function resolve(obj: any): any {
   while (obj && typeof obj.$ref === 'string') {
-    const path = obj.$ref.replace(/^#\//, '').split('/').map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = obj.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s: string) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     obj = path.reduce((o: any, k: string) => o?.[k], openapiDocument);
   }
   return obj;

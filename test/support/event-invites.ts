@@ -88,12 +88,9 @@ export function send(app: TestApp, method: string, path: string, { token, body, 
 export const inviteOps = {
   create_event_invite: (app: TestApp, eventId: string, r: InviteRequest) => send(app, 'POST', `/events/${eventId}/invites`, r),
   get_event_invites: (app: TestApp, eventId: string, r: InviteRequest = {}) => send(app, 'GET', `/events/${eventId}/invites`, r),
-  update_event_invite: (app: TestApp, eventId: string, userId: string, r: InviteRequest) =>
-    send(app, 'PATCH', `/events/${eventId}/invites/${userId}`, r),
-  delete_event_invite: (app: TestApp, eventId: string, userId: string, r: InviteRequest = {}) =>
-    send(app, 'DELETE', `/events/${eventId}/invites/${userId}`, r),
-  delete_email_event_invite: (app: TestApp, eventId: string, r: InviteRequest) =>
-    send(app, 'DELETE', `/events/${eventId}/invites/email`, r),
+  update_event_invite: (app: TestApp, eventId: string, userId: string, r: InviteRequest) => send(app, 'PATCH', `/events/${eventId}/invites/${userId}`, r),
+  delete_event_invite: (app: TestApp, eventId: string, userId: string, r: InviteRequest = {}) => send(app, 'DELETE', `/events/${eventId}/invites/${userId}`, r),
+  delete_email_event_invite: (app: TestApp, eventId: string, r: InviteRequest) => send(app, 'DELETE', `/events/${eventId}/invites/email`, r),
   accept_event_invite: (app: TestApp, eventId: string, r: InviteRequest = {}) => send(app, 'PATCH', `/events/${eventId}/invite`, r),
   decline_event_invite: (app: TestApp, eventId: string, r: InviteRequest = {}) => send(app, 'DELETE', `/events/${eventId}/invite`, r),
 };

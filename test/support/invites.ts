@@ -24,11 +24,7 @@ export interface Parties {
 }
 
 export async function insertRoom(app: TestApp, owner: TestUser, password: string | null = null): Promise<string> {
-  const room = await dbOf(app)
-    .insertInto('rooms')
-    .values({ created_by: owner.id, password })
-    .returning('id')
-    .executeTakeFirstOrThrow();
+  const room = await dbOf(app).insertInto('rooms').values({ created_by: owner.id, password }).returning('id').executeTakeFirstOrThrow();
   return room.id;
 }
 
@@ -50,12 +46,7 @@ export async function parties(app: TestApp, options: { password?: string | null 
 }
 
 /** An invite code written straight into the database. */
-export async function insertInvite(
-  app: TestApp,
-  roomId: string,
-  by: TestUser,
-  fields: { expiration?: Date | null; active?: boolean } = {},
-): Promise<string> {
+export async function insertInvite(app: TestApp, roomId: string, by: TestUser, fields: { expiration?: Date | null; active?: boolean } = {}): Promise<string> {
   const row = await dbOf(app)
     .insertInto('room_invites')
     .values({ room_id: roomId, created_by: by.id, updated_by: by.id, expiration: fields.expiration ?? null, active: fields.active ?? true })
@@ -65,10 +56,7 @@ export async function insertInvite(
 }
 
 /** Headers and body of a raw request: Bearer `token` (or a whole `authorization` value), JSON `body`. */
-export function jsonRequest(
-  auth: { token?: string; authorization?: string; ip?: string },
-  body?: unknown,
-): { headers: Record<string, string>; body?: string } {
+export function jsonRequest(auth: { token?: string; authorization?: string; ip?: string }, body?: unknown): { headers: Record<string, string>; body?: string } {
   const authorization = auth.authorization ?? (auth.token ? `Bearer ${auth.token}` : undefined);
   return {
     headers: {
@@ -81,8 +69,7 @@ export function jsonRequest(
 }
 
 /** A documentation-range IPv6 address no other test uses. */
-export const freshSourceAddress = (): string =>
-  `2001:db8:${[0, 0, 0, 0, 0, 0].map(() => randomInt(0x10000).toString(16)).join(':')}`;
+export const freshSourceAddress = (): string => `2001:db8:${[0, 0, 0, 0, 0, 0].map(() => randomInt(0x10000).toString(16)).join(':')}`;
 
 /** The error body's code of a raw answer, checking the status too. */
 export function expectError(response: { status: number; text_: string }, status: number, code: string): void {

@@ -67,8 +67,12 @@ export async function startKeycloakAdminStandIn(options: {
       const max = Number(url.searchParams.get('max') ?? '100');
       // Keycloak's `search` matches a substring of username, email, first or last name.
       const found = options.users.filter((user) =>
-        [user.username, user.email, user.firstName, user.lastName].some((field) => field?.toLowerCase().includes(search)));
-      return send(200, found.slice(0, max).map((user, index) => ({ id: `id-${index}`, enabled: true, ...user })));
+        [user.username, user.email, user.firstName, user.lastName].some((field) => field?.toLowerCase().includes(search)),
+      );
+      return send(
+        200,
+        found.slice(0, max).map((user, index) => ({ id: `id-${index}`, enabled: true, ...user })),
+      );
     }
 
     send(404, { error: 'Not Found' });

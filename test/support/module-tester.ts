@@ -248,7 +248,11 @@ export class ModuleTester {
       id,
       who:
         options.resumes?.participant.who ??
-        (kind === 'user' ? { kind, userId: options.userId ?? randomUUID() } : kind === 'guest' ? { kind, inviteCode: options.inviteCode ?? randomUUID() } : { kind, sipId: id }),
+        (kind === 'user'
+          ? { kind, userId: options.userId ?? randomUUID() }
+          : kind === 'guest'
+            ? { kind, inviteCode: options.inviteCode ?? randomUUID() }
+            : { kind, sipId: id }),
       kind,
       role: options.role ?? options.resumes?.participant.role ?? (kind === 'user' ? 'user' : 'guest'),
       isRoomOwner: options.isRoomOwner ?? false,

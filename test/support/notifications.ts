@@ -116,7 +116,11 @@ export function notificationConfig(overrides: Record<string, unknown> = {}): Con
 
 let userSeq = 0;
 
-export async function insertUser(db: Kysely<DB>, name: string, email = `${name}-${++userSeq}@example.test`): Promise<{ id: string; email: string; name: string }> {
+export async function insertUser(
+  db: Kysely<DB>,
+  name: string,
+  email = `${name}-${++userSeq}@example.test`,
+): Promise<{ id: string; email: string; name: string }> {
   const row = await db
     .insertInto('users')
     .values({ oidc_issuer: 'https://idp.test', oidc_sub: `sub-${name}-${++userSeq}`, email, display_name: `${name} Tester` })

@@ -119,8 +119,7 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
   const port = (server.address() as AddressInfo).port;
   issuer = `http://127.0.0.1:${port}${realmPath}`;
 
-  const withoutUndefined = (claims: JWTPayload): JWTPayload =>
-    Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
+  const withoutUndefined = (claims: JWTPayload): JWTPayload => Object.fromEntries(Object.entries(claims).filter(([, value]) => value !== undefined));
 
   const mint = async (claims: JWTPayload, defaultAudience: string, mintOptions: MintOptions = {}): Promise<string> => {
     const alg = mintOptions.alg ?? 'RS256';
@@ -137,7 +136,12 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
   };
 
   const idDefaults = (): JWTPayload => ({
-    typ: 'ID', azp: clientId, sub: 'user-1', email: 'user-1@example.test', given_name: 'Ada', family_name: 'Lovelace',
+    typ: 'ID',
+    azp: clientId,
+    sub: 'user-1',
+    email: 'user-1@example.test',
+    given_name: 'Ada',
+    family_name: 'Lovelace',
   });
   const accessDefaults = (): JWTPayload => ({ typ: 'Bearer', sub: 'user-1', azp: clientId, scope: 'openid profile email' });
   const idToken = (claims: JWTPayload = {}, o?: MintOptions) => mint({ ...idDefaults(), ...claims }, clientId, o);
@@ -178,9 +182,7 @@ export async function startTestIssuer(options: { clientId?: string; port?: numbe
       unknownKid: (kind = 'id') => ofKind(kind, { kid: 'no-such-kid' }),
       algNone: async (kind = 'id') => new UnsecuredJWT(payloadOf(kind)).encode(),
       hmacWithPublicKey: async (kind = 'id') =>
-        new SignJWT(payloadOf(kind))
-          .setProtectedHeader({ alg: 'HS256', kid: rsa.kid })
-          .sign(new TextEncoder().encode(await exportSPKI(rsa.publicKey))),
+        new SignJWT(payloadOf(kind)).setProtectedHeader({ alg: 'HS256', kid: rsa.kid }).sign(new TextEncoder().encode(await exportSPKI(rsa.publicKey))),
       malformed: () => 'not-a-jwt',
     },
     identityConfig: (oidc = {}) => ({

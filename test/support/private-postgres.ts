@@ -78,7 +78,9 @@ function binDir(): string | undefined {
 /** The account the server runs as when this process is root (initdb and postgres refuse root). */
 function serverAccount(): { uid: number; gid: number } | undefined {
   if (process.getuid?.() !== 0) return undefined;
-  const passwd = readFileSync('/etc/passwd', 'utf8').split('\n').map((line) => line.split(':'));
+  const passwd = readFileSync('/etc/passwd', 'utf8')
+    .split('\n')
+    .map((line) => line.split(':'));
   for (const name of ['postgres', 'nobody']) {
     const entry = passwd.find((fields) => fields[0] === name);
     if (entry && Number(entry[2]) > 0) return { uid: Number(entry[2]), gid: Number(entry[3]) };
@@ -161,7 +163,10 @@ export async function startPrivatePostgres(options: PrivatePostgresOptions = {})
   /** The postmaster and its children (backends, checkpointer …): a frozen postmaster alone still lets backends answer. */
   const signalCluster = (signal: NodeJS.Signals) => {
     const pid = Number.parseInt(readFileSync(join(dataDir, 'postmaster.pid'), 'utf8'), 10);
-    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean).map(Number);
+    const children = spawnSync('pgrep', ['-P', String(pid)], { encoding: 'utf8' })
+      .stdout.split('\n')
+      .filter(Boolean)
+      .map(Number);
     for (const target of [pid, ...children]) process.kill(target, signal);
   };
 

@@ -140,7 +140,22 @@ export async function startPrivateRedis(): Promise<PrivateRedis> {
 
   let port = 0;
   const start = async () => {
-    const args = ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--dir', dir, '--daemonize', 'no', '--loglevel', 'warning'];
+    const args = [
+      '--port',
+      String(port),
+      '--bind',
+      '127.0.0.1',
+      '--save',
+      '',
+      '--appendonly',
+      'no',
+      '--dir',
+      dir,
+      '--daemonize',
+      'no',
+      '--loglevel',
+      'warning',
+    ];
     const server = spawn(serverBinary(), args, { stdio: ['ignore', 'ignore', 'pipe'] });
     child = server;
     let stderr = '';

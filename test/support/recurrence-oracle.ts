@@ -81,8 +81,7 @@ export function icalExpand(input: OracleInput, max: number): { start: number; st
       : `DTSTART;TZID=${input.zone}:${input.dtstart}`;
   const ics = ['BEGIN:VCALENDAR', 'BEGIN:VEVENT', 'UID:oracle', dtstart, ...input.lines, 'END:VEVENT', 'END:VCALENDAR'].join('\r\n');
   const event = new ICAL.Event(new ICAL.Component(ICAL.parse(ics)).getFirstSubcomponent('vevent')!);
-  const instant = (time: ICAL.Time) =>
-    time.isDate ? Date.UTC(time.year, time.month - 1, time.day) : time.toUnixTime() * 1000;
+  const instant = (time: ICAL.Time) => (time.isDate ? Date.UTC(time.year, time.month - 1, time.day) : time.toUnixTime() * 1000);
   const iterator = event.iterator();
   const starts: number[] = [];
   for (let next = iterator.next(); next && starts.length < max; next = iterator.next()) starts.push(instant(next));

@@ -61,6 +61,9 @@ export function describeRoomStore<S>(
       await Promise.all(connections.map((connection) => connection.quit()));
     });
     contract(() => [create.redis(connections[0]!), create.redis(connections[1]!)]);
-    inRedis(() => create.redis(connections[0]!), () => connections[1]!);
+    inRedis(
+      () => create.redis(connections[0]!),
+      () => connections[1]!,
+    );
   });
 }

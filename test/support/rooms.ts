@@ -22,23 +22,14 @@ export const json = (token: string | undefined, body?: unknown) => ({
 });
 
 /** A room owned by `owner`, created through `POST /rooms`. */
-export async function createRoom(
-  app: TestApp,
-  owner: TestUser,
-  body: { password?: string; enable_sip?: boolean; waiting_room?: boolean } = {},
-): Promise<Room> {
+export async function createRoom(app: TestApp, owner: TestUser, body: { password?: string; enable_sip?: boolean; waiting_room?: boolean } = {}): Promise<Room> {
   const { data, response } = await app.api(owner.accessToken).POST('/rooms', { body: { enable_sip: false, waiting_room: false, ...body } });
   expect(response.status).toBe(201);
   return data!;
 }
 
 /** A time-independent event of `creator` that uses the room. */
-export async function createEventFor(
-  app: TestApp,
-  roomId: string,
-  creator: TestUser,
-  fields: { title?: string; is_adhoc?: boolean } = {},
-): Promise<string> {
+export async function createEventFor(app: TestApp, roomId: string, creator: TestUser, fields: { title?: string; is_adhoc?: boolean } = {}): Promise<string> {
   const row = await dbOf(app)
     .insertInto('events')
     .values({

@@ -96,9 +96,7 @@ export class SignalingClient {
       if (index >= 0) return this.inbox.splice(index, 1)[0] as ServerFrame<Payload<N, M>>;
       const left = deadline - Date.now();
       if (left <= 0 || this.ended) {
-        throw new Error(
-          `no ${namespace ?? 'frame'}${message ? ` ${message}` : ''} within ${timeoutMs} ms; inbox: ${JSON.stringify(this.inbox)}`,
-        );
+        throw new Error(`no ${namespace ?? 'frame'}${message ? ` ${message}` : ''} within ${timeoutMs} ms; inbox: ${JSON.stringify(this.inbox)}`);
       }
       await new Promise<void>((resolve) => {
         const timer = setTimeout(resolve, left);
@@ -145,7 +143,8 @@ export async function connect(app: TestApp, ticket: string, protocols: string[] 
 }
 
 /** Who starts: a user with a token (start), or a guest with an invite code (start_invited). */
-export type Starter = { roomId: string; token: string; password?: string; resumption?: string } | { roomId: string; inviteCode: string; password?: string; resumption?: string };
+export type Starter =
+  { roomId: string; token: string; password?: string; resumption?: string } | { roomId: string; inviteCode: string; password?: string; resumption?: string };
 
 /** A ticket and resumption token from the start operation of the starter's kind. */
 export async function startTicket(app: TestApp, starter: Starter): Promise<{ ticket: string; resumption: string }> {

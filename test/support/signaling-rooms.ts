@@ -75,7 +75,10 @@ export function useSignalingRooms(
       guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) },
       async invitee(role) {
         const user = await login(role);
-        await dbOf(app).insertInto('event_invites').values({ event_id: await eventId(), invitee: user.id, created_by: owner.id, role }).execute();
+        await dbOf(app)
+          .insertInto('event_invites')
+          .values({ event_id: await eventId(), invitee: user.id, created_by: owner.id, role })
+          .execute();
         return { roomId, token: user.accessToken };
       },
     };

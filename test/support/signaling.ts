@@ -69,10 +69,8 @@ export async function post(
   return { status: response.status, body: response.text_ ? JSON.parse(response.text_) : undefined, headers: response.headers };
 }
 
-export const startRoom = (app: TestApp, roomId: string, options: Parameters<typeof post>[2] = {}) =>
-  post(app, `/v1/rooms/${roomId}/start`, options);
-export const startInvited = (app: TestApp, roomId: string, body: unknown, source?: string) =>
-  post(app, `/v1/rooms/${roomId}/start_invited`, { body, source });
+export const startRoom = (app: TestApp, roomId: string, options: Parameters<typeof post>[2] = {}) => post(app, `/v1/rooms/${roomId}/start`, options);
+export const startInvited = (app: TestApp, roomId: string, body: unknown, source?: string) => post(app, `/v1/rooms/${roomId}/start_invited`, { body, source });
 export const startCallIn = (app: TestApp, token: string | undefined, body: unknown, source?: string) =>
   post(app, '/v1/services/call_in/start', { token, body, source });
 

@@ -92,11 +92,7 @@ export function useTestApp(overrides: DeepPartial<Config> = {}): TestApp {
   return app;
 }
 
-async function instance(
-  issuer: TestIssuer,
-  db: Awaited<ReturnType<typeof createTestDatabase>>,
-  overrides: DeepPartial<Config>,
-): Promise<TestApp> {
+async function instance(issuer: TestIssuer, db: Awaited<ReturnType<typeof createTestDatabase>>, overrides: DeepPartial<Config>): Promise<TestApp> {
   // the test's overrides are merged into each of these sections, so `oidc: { admin_api_url }` keeps the issuer
   const base: Record<string, object> = {
     http: { host: '127.0.0.1', port: 0 },

@@ -61,9 +61,7 @@ let seq = 0;
  * hour (in whole seconds), `n` counting up per test file. The overrides, or a function of `n`
  * answering them, replace any of these.
  */
-export function claimsFor(
-  overrides: Partial<IdentityClaims> | ((n: number) => Partial<IdentityClaims>) = {},
-): IdentityClaims {
+export function claimsFor(overrides: Partial<IdentityClaims> | ((n: number) => Partial<IdentityClaims>) = {}): IdentityClaims {
   seq += 1;
   return {
     issuer: ISSUER,
@@ -77,10 +75,7 @@ export function claimsFor(
 }
 
 /** Logs a new subject in (see `claimsFor`) and answers the user. */
-export async function registerUser(
-  users: UserService,
-  overrides: Partial<IdentityClaims> | ((n: number) => Partial<IdentityClaims>) = {},
-): Promise<User> {
+export async function registerUser(users: UserService, overrides: Partial<IdentityClaims> | ((n: number) => Partial<IdentityClaims>) = {}): Promise<User> {
   const { user } = await users.login(claimsFor(overrides));
   return user;
 }
@@ -107,7 +102,10 @@ export async function shareAnEvent(db: Kysely<DB>, host: Pick<User, 'id'>, guest
     .returning('id')
     .executeTakeFirstOrThrow();
   if (guests.length > 0) {
-    await db.insertInto('event_invites').values(guests.map((guest) => ({ event_id: event.id, invitee: guest.id, created_by: host.id }))).execute();
+    await db
+      .insertInto('event_invites')
+      .values(guests.map((guest) => ({ event_id: event.id, invitee: guest.id, created_by: host.id })))
+      .execute();
   }
   return event.id;
 }

@@ -174,9 +174,7 @@ describe('loadConfig', () => {
     expect(loadConfig({ env: { CONVENE_CONFIG: file } }).logging.level).toBe('debug');
 
     const missing = join(dir, 'missing.toml');
-    expect(problems({ env: { CONVENE_CONFIG: missing } })).toEqual([
-      `configuration: the file ${missing} (from CONVENE_CONFIG) does not exist`,
-    ]);
+    expect(problems({ env: { CONVENE_CONFIG: missing } })).toEqual([`configuration: the file ${missing} (from CONVENE_CONFIG) does not exist`]);
     expect(problems({ file: missing, env: {} })).toEqual([`configuration: the file ${missing} does not exist`]);
   });
 
@@ -194,9 +192,7 @@ describe('loadConfig', () => {
   });
 
   it('names an ill-typed key and the variable it came from', () => {
-    expect(problems({ file: false, env: { CONVENE_HTTP__PORT: 'eighty' } })).toEqual([
-      'configuration: http.port must be integer (from CONVENE_HTTP__PORT)',
-    ]);
+    expect(problems({ file: false, env: { CONVENE_HTTP__PORT: 'eighty' } })).toEqual(['configuration: http.port must be integer (from CONVENE_HTTP__PORT)']);
     expect(problems({ file: false, env: { PORT: '80.5' } })).toEqual(['configuration: http.port must be integer (from PORT)']);
   });
 
@@ -219,10 +215,15 @@ describe('loadConfig', () => {
   });
 
   it('reads whom access tokens must be meant for as lists, and refuses the former single audience', () => {
-    const config = loadConfig({ file: false, env: { CONVENE_OIDC__AUTHORIZED_PARTIES: '["Frontend", "call-in-gateway"]', CONVENE_OIDC__AUDIENCES: '["convene-api"]' } });
+    const config = loadConfig({
+      file: false,
+      env: { CONVENE_OIDC__AUTHORIZED_PARTIES: '["Frontend", "call-in-gateway"]', CONVENE_OIDC__AUDIENCES: '["convene-api"]' },
+    });
     expect(config.oidc).toMatchObject({ authorized_parties: ['Frontend', 'call-in-gateway'], audiences: ['convene-api'] });
     expect(loadConfig({ file: false, env: {} }).oidc).not.toHaveProperty('authorized_parties');
-    expect(problems({ file: false, env: { CONVENE_OIDC__AUDIENCE: 'convene-api' } })).toEqual(['configuration: unknown key oidc.audience (from CONVENE_OIDC__AUDIENCE)']);
+    expect(problems({ file: false, env: { CONVENE_OIDC__AUDIENCE: 'convene-api' } })).toEqual([
+      'configuration: unknown key oidc.audience (from CONVENE_OIDC__AUDIENCE)',
+    ]);
     expect(problems({ file: false, env: { CONVENE_OIDC__AUTHORIZED_PARTIES: '[]' } })).toEqual([
       'configuration: oidc.authorized_parties must NOT have fewer than 1 items (from CONVENE_OIDC__AUTHORIZED_PARTIES)',
     ]);
@@ -232,9 +233,7 @@ describe('loadConfig', () => {
     expect(problems({ file: false, env: {}, overrides: { logging: { level: 'loud' } } })).toEqual([
       'configuration: logging.level must be equal to one of the allowed values: "fatal", "error", "warn", "info", "debug", "trace", "silent" (from overrides)',
     ]);
-    expect(problems({ file: false, env: { OIDC_ISSUER: 'not a url' } })).toEqual([
-      'configuration: oidc.issuer must match format "uri" (from OIDC_ISSUER)',
-    ]);
+    expect(problems({ file: false, env: { OIDC_ISSUER: 'not a url' } })).toEqual(['configuration: oidc.issuer must match format "uri" (from OIDC_ISSUER)']);
   });
 
   it('refuses a CONVENE_ variable that names no key', () => {
@@ -251,9 +250,7 @@ describe('loadConfig', () => {
 
   it('requires the default tariff to be defined', () => {
     const file = tomlFile('[tariffs]\ndefault = "gold"\n[tariffs.definitions.silver]\nquotas = { room_participant_limit = 10 }\n');
-    expect(problems({ file, env: {} })).toEqual([
-      `configuration: tariffs.default "gold" is not one of tariffs.definitions (silver) (from ${file})`,
-    ]);
+    expect(problems({ file, env: {} })).toEqual([`configuration: tariffs.default "gold" is not one of tariffs.definitions (silver) (from ${file})`]);
     // defining tariffs replaces the built-in one, so the default must name one of them
     expect(problems({ file: false, env: { CONVENE_TARIFFS__DEFINITIONS__PRO__QUOTAS__MAX_STORAGE: '1' } })).toEqual([
       'configuration: tariffs.default "default" is not one of tariffs.definitions (pro) (from CONVENE_TARIFFS__DEFINITIONS__PRO__QUOTAS__MAX_STORAGE)',
@@ -262,9 +259,7 @@ describe('loadConfig', () => {
 
   it('checks quota values as unsigned 32-bit integers', () => {
     const file = tomlFile('[tariffs.definitions.default.quotas]\nmax_storage = 4294967296\n');
-    expect(problems({ file, env: {} })).toEqual([
-      `configuration: tariffs.definitions.default.quotas.max_storage must be <= 4294967295 (from ${file})`,
-    ]);
+    expect(problems({ file, env: {} })).toEqual([`configuration: tariffs.definitions.default.quotas.max_storage must be <= 4294967295 (from ${file})`]);
   });
   it('bounds the calendar feed: past_days 0 to 3660, max_events 1 to 10000', () => {
     const feed = (env: Record<string, string>) => loadConfig({ file: false, env }).calendar_feed;
@@ -350,9 +345,7 @@ describe('convene.example.toml', () => {
     const visit = (schema: { properties?: Record<string, object> }, path: string[]) => {
       for (const [key, child] of Object.entries(schema.properties ?? {})) {
         const table = [...path, key].join('.');
-        const documented =
-          new RegExp(`^#? ?${key} = `, 'm').test(text) ||
-          new RegExp(`^#? ?\\[\\[?${table.replace(/\./g, '\\.')}[\\].]`, 'm').test(text);
+        const documented = new RegExp(`^#? ?${key} = `, 'm').test(text) || new RegExp(`^#? ?\\[\\[?${table.replace(/\./g, '\\.')}[\\].]`, 'm').test(text);
         if (!documented) missing.push(table);
         if (path.length === 0) visit(child, [key]);
       }

@@ -27,14 +27,7 @@ export type * from './signaling-types.js';
 
 /** The HTTP contract (spec/openapi.yaml): its paths, operations, schemas and webhooks. */
 export type { components, operations, paths, webhooks } from '../generated/openapi.js';
-export {
-  verifyWebhook,
-  WebhookVerificationError,
-  type VerifyWebhookOptions,
-  type WebhookBody,
-  type WebhookHeaders,
-  type WebhookType,
-} from './webhooks.js';
+export { verifyWebhook, WebhookVerificationError, type VerifyWebhookOptions, type WebhookBody, type WebhookHeaders, type WebhookType } from './webhooks.js';
 /** A schema of the HTTP contract by name: `Schema<'Room'>` is `components['schemas']['Room']`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
 /**

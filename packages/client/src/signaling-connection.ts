@@ -451,7 +451,8 @@ export class SignalingConnection {
         }
       };
       const onAbort = () => pending.fail(signal!.reason as Error);
-      const timer = timeoutMs === undefined ? undefined : setTimeout(() => pending.fail(new SignalingTimeoutError(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
+      const timer =
+        timeoutMs === undefined ? undefined : setTimeout(() => pending.fail(new SignalingTimeoutError(`no ${what} within ${timeoutMs} ms`)), timeoutMs);
       this.listeners.add(listener);
       this.waits.add(pending);
       signal?.addEventListener('abort', onAbort);

@@ -26,7 +26,8 @@ export function reconnectPolicy(options: true | ReconnectOptions): ReconnectPoli
     maxDelayMs: given.maxDelayMs ?? Math.max(DEFAULTS.maxDelayMs, given.initialDelayMs ?? 0),
     joinTimeoutMs: given.joinTimeoutMs ?? DEFAULTS.joinTimeoutMs,
   };
-  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1) throw new RangeError(`reconnect.maxAttempts must be an integer ≥ 1, not ${policy.maxAttempts}`);
+  if (!Number.isInteger(policy.maxAttempts) || policy.maxAttempts < 1)
+    throw new RangeError(`reconnect.maxAttempts must be an integer ≥ 1, not ${policy.maxAttempts}`);
   if (!(policy.initialDelayMs >= 0)) throw new RangeError(`reconnect.initialDelayMs must be ≥ 0, not ${policy.initialDelayMs}`);
   if (!(policy.maxDelayMs >= policy.initialDelayMs)) throw new RangeError(`reconnect.maxDelayMs must be ≥ initialDelayMs, not ${policy.maxDelayMs}`);
   if (!(policy.joinTimeoutMs > 0)) throw new RangeError(`reconnect.joinTimeoutMs must be > 0, not ${policy.joinTimeoutMs}`);

@@ -52,7 +52,7 @@ export function signalingUrl(base: string | URL): string {
 /** The WebSocket class to use: the one given, else the global one; none at all throws a TypeError. */
 function webSocketClass(options: Pick<ConnectOptions, 'WebSocket'>): WebSocketConstructor {
   const Socket = options.WebSocket ?? (globalThis as { WebSocket?: WebSocketConstructor }).WebSocket;
-  if (!Socket) throw new TypeError('no WebSocket here: pass one (e.g. the ws package\'s) as `WebSocket`');
+  if (!Socket) throw new TypeError("no WebSocket here: pass one (e.g. the ws package's) as `WebSocket`");
   return Socket;
 }
 

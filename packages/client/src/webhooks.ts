@@ -52,7 +52,10 @@ export async function verifyWebhook(secret: string, headers: WebhookHeaders, raw
     throw new WebhookVerificationError('the delivery is too old or too new (webhook-timestamp)');
   }
   const expected = await sign(secret, `${id}.${timestamp}.${rawBody}`);
-  const offered = (headers['webhook-signature'] ?? '').split(' ').filter((entry) => entry.startsWith('v1,')).map((entry) => entry.slice(3));
+  const offered = (headers['webhook-signature'] ?? '')
+    .split(' ')
+    .filter((entry) => entry.startsWith('v1,'))
+    .map((entry) => entry.slice(3));
   if (!offered.some((candidate) => sameText(candidate, expected))) throw new WebhookVerificationError('no signature matches the body under this secret');
   try {
     return JSON.parse(rawBody) as WebhookBody;

@@ -44,6 +44,10 @@ export async function cleanUp(db: Db, assetStorage: Pick<AssetStorage, 'delete'>
     results.forEach((result, index) => result.status === 'rejected' && report.assetFilesLeft.push(assetKeys[index]!));
   }
   // the invites of the rooms deleted above went with them (cascade); what is left of the list goes now
-  await invites.deleteExpiredInvites(db, expired.map((invite) => invite.code), options.now);
+  await invites.deleteExpiredInvites(
+    db,
+    expired.map((invite) => invite.code),
+    options.now,
+  );
   return report;
 }

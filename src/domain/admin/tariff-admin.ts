@@ -66,7 +66,12 @@ export async function assignTariff(db: Db, config: Config['tariffs'], tariffName
   }
   const catalog = await tariffs.loadTariffCatalog(db, config);
   if (!catalog.byName(tariffName)) {
-    throw new AdminError(`unknown tariff "${tariffName}" (tariffs: ${catalog.all().map(({ tariff }) => tariff.name).join(', ')})`);
+    throw new AdminError(
+      `unknown tariff "${tariffName}" (tariffs: ${catalog
+        .all()
+        .map(({ tariff }) => tariff.name)
+        .join(', ')})`,
+    );
   }
   const user = await findUser(db, userKey);
   await users.setUserTariff(db, user.id, tariffName);

@@ -21,7 +21,8 @@ export async function findUser(db: Db, key: string): Promise<UserRow> {
   if (!key.includes('@')) throw new AdminError(`"${key}" is neither a user id nor an e-mail address`);
   const found = await users.findUsersByEmail(db, [key]);
   if (found.length === 0) throw new AdminError(`no user has the e-mail address ${key}`);
-  if (found.length > 1) throw new AdminError(`${found.length} users have the e-mail address ${key}; name one by id: ${found.map((user) => user.id).join(', ')}`);
+  if (found.length > 1)
+    throw new AdminError(`${found.length} users have the e-mail address ${key}; name one by id: ${found.map((user) => user.id).join(', ')}`);
   return found[0]!;
 }
 

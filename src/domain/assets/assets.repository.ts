@@ -27,11 +27,7 @@ export async function pageOfOwner(db: Db, ownerId: string, request: PageRequest)
     .innerJoin('rooms', 'rooms.id', 'assets.room_id')
     .leftJoin('events', 'events.room_id', 'assets.room_id')
     .where('rooms.created_by', '=', ownerId);
-  const ordered = owned
-    .selectAll('assets')
-    .select('events.id as event_id')
-    .orderBy('assets.created_at', 'desc')
-    .orderBy('assets.id', 'desc');
+  const ordered = owned.selectAll('assets').select('events.id as event_id').orderBy('assets.created_at', 'desc').orderBy('assets.id', 'desc');
   return countAndPage(owned, ordered, request);
 }
 

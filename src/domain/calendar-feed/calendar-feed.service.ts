@@ -63,7 +63,12 @@ export function createCalendarFeedService({ db, config, clock }: { db: Db; confi
       const now = clock();
       const from = new Date(now - config.calendar_feed.past_days * DAY_MS);
       const rows = await feedEvents(db, owner.id, from, config.calendar_feed.max_events);
-      const exceptions = groupByEvent(await feedExceptions(db, rows.map((row) => row.id)));
+      const exceptions = groupByEvent(
+        await feedExceptions(
+          db,
+          rows.map((row) => row.id),
+        ),
+      );
       const entries = rows.flatMap((row) => feedEntry(row, exceptions.get(row.id) ?? []) ?? []);
       const header = [`NAME:${CALENDAR_NAME}`, `X-WR-CALNAME:${CALENDAR_NAME}`, `REFRESH-INTERVAL;VALUE=DURATION:${REFRESH}`, `X-PUBLISHED-TTL:${REFRESH}`];
       // VTIMEZONE rules as of this year: the feed is about the meetings around now

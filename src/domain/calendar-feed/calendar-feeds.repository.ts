@@ -79,12 +79,7 @@ export async function feedEvents(db: Db, userId: string, from: Date, limit: numb
     .where('e.is_time_independent', '=', false)
     .where('e.span_start', 'is not', null)
     .where((eb) => eb.or([eb('e.span_end', '>=', from), eb('e.span_end', 'is', null)]))
-    .where((eb) =>
-      eb.or([
-        eb('e.created_by', '=', userId),
-        eb.and([eb('mine.status', '<>', 'declined'), notBannedFrom(sql.ref('e.room_id'), userId)]),
-      ]),
-    )
+    .where((eb) => eb.or([eb('e.created_by', '=', userId), eb.and([eb('mine.status', '<>', 'declined'), notBannedFrom(sql.ref('e.room_id'), userId)])]))
     .orderBy(sql`greatest(e.span_start, ${from}::timestamptz)`)
     .orderBy('e.id')
     .limit(limit)

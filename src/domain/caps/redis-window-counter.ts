@@ -21,13 +21,10 @@ return {0, 0}`;
 export function createRedisWindowCounter(redis: Redis): WindowCounter {
   return {
     async take(keys, windowMs) {
-      const [full, leftMs] = (await redis.eval(
-        TAKE,
-        keys.length,
-        ...keys.map(({ key }) => keyOf(key)),
-        windowMs,
-        ...keys.map(({ limit }) => limit),
-      )) as [number, number];
+      const [full, leftMs] = (await redis.eval(TAKE, keys.length, ...keys.map(({ key }) => keyOf(key)), windowMs, ...keys.map(({ limit }) => limit))) as [
+        number,
+        number,
+      ];
       if (full === 0) return { taken: true };
       return { taken: false, key: keys[full - 1]!, retryAfterMs: Math.max(0, leftMs) };
     },

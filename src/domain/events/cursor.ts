@@ -29,15 +29,18 @@ export function createCursorCodec(key: CursorKey): CursorCodec {
       resolved = undefined; // a database that was down is asked again next time
       throw err;
     }));
-  const sign = async (data: string) => createHmac('sha256', await keyOf()).update(data).digest().subarray(0, SIGNATURE_BYTES);
+  const sign = async (data: string) =>
+    createHmac('sha256', await keyOf())
+      .update(data)
+      .digest()
+      .subarray(0, SIGNATURE_BYTES);
   return {
     async encode(kind, payload) {
       const data = Buffer.from(JSON.stringify({ k: kind, ...payload })).toString('base64url');
       return `${data}.${(await sign(data)).toString('base64url')}`;
     },
     async decode(kind, cursor, param) {
-      const invalid = () =>
-        errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or was altered' }]);
+      const invalid = () => errors.validationFailed([{ field: param, code: 'invalid_value', message: 'The cursor is malformed or was altered' }]);
       const [data, signature, ...rest] = cursor.split('.');
       if (!data || !signature || rest.length > 0) throw invalid();
       // compared as text: base64 decoding ignores a last character's spare bits, so two strings

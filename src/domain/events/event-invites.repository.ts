@@ -53,13 +53,7 @@ export async function insertUserInvites(db: Db, event: EventRow, userIds: string
  * join as a guest until they register. The invite row goes in first, so that of two concurrent
  * requests only the one that inserted it creates a code. False when the address was invited already.
  */
-export async function insertEmailInvite(
-  trx: Db,
-  event: EventRow,
-  email: string,
-  role: EventInviteRole,
-  callerId: string,
-): Promise<boolean> {
+export async function insertEmailInvite(trx: Db, event: EventRow, email: string, role: EventInviteRole, callerId: string): Promise<boolean> {
   const inserted = await trx
     .insertInto('event_email_invites')
     .values({ event_id: event.id, email, role, created_by: callerId })
@@ -72,12 +66,7 @@ export async function insertEmailInvite(
     .values({ code: randomUUID(), room_id: event.room_id, created_by: callerId, updated_by: callerId, expiration: null })
     .returning('code')
     .executeTakeFirstOrThrow();
-  await trx
-    .updateTable('event_email_invites')
-    .set({ room_invite_code: code })
-    .where('event_id', '=', event.id)
-    .where('email', '=', email)
-    .execute();
+  await trx.updateTable('event_email_invites').set({ room_invite_code: code }).where('event_id', '=', event.id).where('email', '=', email).execute();
   return true;
 }
 
@@ -87,12 +76,7 @@ export async function insertEmailInvite(
  */
 export async function deleteUserInvites(trx: Db, eventId: string, userIds: string[]): Promise<string[]> {
   if (userIds.length === 0) return [];
-  const removed = await trx
-    .deleteFrom('event_invites')
-    .where('event_id', '=', eventId)
-    .where('invitee', 'in', userIds)
-    .returning('invitee')
-    .execute();
+  const removed = await trx.deleteFrom('event_invites').where('event_id', '=', eventId).where('invitee', 'in', userIds).returning('invitee').execute();
   if (removed.length === 0) return [];
   const ids = removed.map((row) => row.invitee);
   await trx.deleteFrom('event_favorites').where('event_id', '=', eventId).where('user_id', 'in', ids).execute();
@@ -113,11 +97,7 @@ export async function deleteEmailInvites(trx: Db, eventId: string, email: string
     .execute();
   const codes = removed.flatMap((row) => (row.room_invite_code ? [row.room_invite_code] : []));
   if (codes.length > 0) {
-    await trx
-      .updateTable('room_invites')
-      .set({ active: false, updated_by: callerId, updated_at: new Date() })
-      .where('code', 'in', codes)
-      .execute();
+    await trx.updateTable('room_invites').set({ active: false, updated_by: callerId, updated_at: new Date() }).where('code', 'in', codes).execute();
   }
   return removed.map((row) => row.email);
 }
@@ -131,30 +111,25 @@ export async function deleteEmailInvites(trx: Db, eventId: string, email: string
 export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, userId: string, email: string): Promise<number> {
   const converted = await trx
     .with('claimed', (qb) =>
-      qb
-        .deleteFrom('event_email_invites')
-        .where('email', '=', email.toLowerCase())
-        .returning(['event_id', 'role', 'created_by', 'created_at']),
+      qb.deleteFrom('event_email_invites').where('email', '=', email.toLowerCase()).returning(['event_id', 'role', 'created_by', 'created_at']),
     )
     .insertInto('event_invites')
     .columns(['event_id', 'invitee', 'role', 'status', 'created_by', 'created_at'])
     .expression((eb) =>
-      eb
-        .selectFrom('claimed')
-        .select((inner) => [
-          'claimed.event_id',
-          sql<string>`${userId}::uuid`.as('invitee'),
-          inner
-            .case()
-            .when('claimed.role', '=', 'moderator')
-            .then(sql<'moderator'>`'moderator'`)
-            .else(sql<'user'>`'user'`)
-            .end()
-            .as('role'),
-          sql<'pending'>`'pending'`.as('status'),
-          'claimed.created_by',
-          'claimed.created_at',
-        ]),
+      eb.selectFrom('claimed').select((inner) => [
+        'claimed.event_id',
+        sql<string>`${userId}::uuid`.as('invitee'),
+        inner
+          .case()
+          .when('claimed.role', '=', 'moderator')
+          .then(sql<'moderator'>`'moderator'`)
+          .else(sql<'user'>`'user'`)
+          .end()
+          .as('role'),
+        sql<'pending'>`'pending'`.as('status'),
+        'claimed.created_by',
+        'claimed.created_at',
+      ]),
     )
     // already invited directly: that invite (and the role it has) stands
     .onConflict((conflict) => conflict.columns(['event_id', 'invitee']).doNothing())
@@ -166,7 +141,10 @@ export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, use
 export async function countInvitees(db: Db, eventIds: string[]): Promise<Map<string, { registered: number; email: number }>> {
   const counts = new Map<string, { registered: number; email: number }>();
   const entry = (id: string) => counts.get(id) ?? counts.set(id, { registered: 0, email: 0 }).get(id)!;
-  for (const [table, kind] of [['event_invites', 'registered'], ['event_email_invites', 'email']] as const) {
+  for (const [table, kind] of [
+    ['event_invites', 'registered'],
+    ['event_email_invites', 'email'],
+  ] as const) {
     const rows = await db
       .selectFrom(table)
       .where('event_id', 'in', eventIds)

@@ -106,7 +106,11 @@ export function createEventInviteService({ db, config }: EventInviteServiceDeps)
         const event = await requireEventCreator(trx, callerId, eventId);
         const removedAddresses = await repository.deleteEmailInvites(trx, eventId, email, callerId);
         const users = await findContactsByEmail(trx, email);
-        const removedUsers = await repository.deleteUserInvites(trx, eventId, users.map((user) => user.id));
+        const removedUsers = await repository.deleteUserInvites(
+          trx,
+          eventId,
+          users.map((user) => user.id),
+        );
         if (removedAddresses.length === 0 && removedUsers.length === 0) {
           throw errors.notFound('Nobody is invited under this address');
         }
@@ -142,14 +146,16 @@ async function updateInvite(
 }
 
 /** Invites the users who are neither the creator nor invited already; answers the addresses of the newly invited. */
-async function inviteUsers(
-  trx: Db,
-  event: EventRow,
-  users: { id: string; email: string }[],
-  role: EventInviteRole,
-): Promise<string[]> {
+async function inviteUsers(trx: Db, event: EventRow, users: { id: string; email: string }[], role: EventInviteRole): Promise<string[]> {
   const candidates = users.filter((user) => user.id !== event.created_by);
   if (candidates.length === 0) return [];
-  const newly = new Set(await repository.insertUserInvites(trx, event, candidates.map((user) => user.id), role));
+  const newly = new Set(
+    await repository.insertUserInvites(
+      trx,
+      event,
+      candidates.map((user) => user.id),
+      role,
+    ),
+  );
   return candidates.filter((user) => newly.has(user.id)).map((user) => user.email);
 }

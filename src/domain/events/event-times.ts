@@ -25,16 +25,7 @@ export interface Schedule {
 /** The time columns of an event row; a time-independent event has them all null. */
 export type TimeColumns = Pick<
   EventRow,
-  | 'is_all_day'
-  | 'starts_at'
-  | 'starts_at_tz'
-  | 'ends_at'
-  | 'ends_at_tz'
-  | 'duration_secs'
-  | 'recurrence_pattern'
-  | 'range_end'
-  | 'span_start'
-  | 'span_end'
+  'is_all_day' | 'starts_at' | 'starts_at_tz' | 'ends_at' | 'ends_at_tz' | 'duration_secs' | 'recurrence_pattern' | 'range_end' | 'span_start' | 'span_end'
 >;
 
 export const NO_TIMES: TimeColumns = {
@@ -64,8 +55,7 @@ export function checkTimeZone(zone: string, field: string): void {
   }
 }
 
-const isMidnightUtc = (d: Date) =>
-  d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0;
+const isMidnightUtc = (d: Date) => d.getUTCHours() === 0 && d.getUTCMinutes() === 0 && d.getUTCSeconds() === 0 && d.getUTCMilliseconds() === 0;
 
 /** The checks of a single occurrence's times (also used for an instance's exception). */
 export function checkOccurrenceTimes(isAllDay: boolean, startsAt: Date, endsAt: Date): void {
@@ -87,7 +77,8 @@ export function scheduleColumns(schedule: Schedule): TimeColumns {
   checkTimeZone(schedule.endsTz, 'ends_at.timezone');
   checkOccurrenceTimes(schedule.isAllDay, schedule.startsAt, schedule.endsAt);
   const durationMs = schedule.endsAt.getTime() - schedule.startsAt.getTime();
-  if (Math.round(durationMs / 1000) > MAX_DURATION_SECS) throw errors.invalidEvent(`an event must not last longer than ${MAX_DURATION_SECS} seconds (68 years)`);
+  if (Math.round(durationMs / 1000) > MAX_DURATION_SECS)
+    throw errors.invalidEvent(`an event must not last longer than ${MAX_DURATION_SECS} seconds (68 years)`);
   let rangeEnd: Date | null = schedule.endsAt;
   if (schedule.pattern.length > 0) {
     const series = seriesOf(schedule);
@@ -144,9 +135,7 @@ export function patchedSchedule(isTimeIndependent: boolean, old: Schedule | unde
     const ignored: string[] = (['is_all_day', 'starts_at', 'ends_at'] as const).filter((f) => body[f] !== undefined);
     if (body.recurrence_pattern && body.recurrence_pattern.length > 0) ignored.push('recurrence_pattern');
     if (ignored.length > 0) {
-      throw errors.validationFailed(
-        ignored.map((field) => ({ field, code: 'ignored_value', message: 'a time-independent event has no times' })),
-      );
+      throw errors.validationFailed(ignored.map((field) => ({ field, code: 'ignored_value', message: 'a time-independent event has no times' })));
     }
     return undefined;
   }

@@ -49,9 +49,7 @@ function roomInfo(row: EventViewRow, ctx: ViewContext): EventRoomInfo {
     id: row.room_id,
     ...(row.room_password ? { password: row.room_password } : {}),
     waiting_room: row.room_waiting_room,
-    ...(tel && row.sip_id && row.sip_password
-      ? { call_in: { tel, ...(uri ? { uri } : {}), id: row.sip_id, password: row.sip_password } }
-      : {}),
+    ...(tel && row.sip_id && row.sip_password ? { call_in: { tel, ...(uri ? { uri } : {}), id: row.sip_id, password: row.sip_password } } : {}),
   };
 }
 

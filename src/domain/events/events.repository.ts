@@ -87,36 +87,36 @@ const EXCEPTION_COLUMNS = columnsOf<EventExceptionRow>({
 });
 
 function viewQuery(db: Db, callerId: string) {
-  return db
-    .selectFrom('events')
-    .innerJoin('rooms', 'rooms.id', 'events.room_id')
-    .leftJoin('sip_configs', 'sip_configs.room_id', 'events.room_id')
-    // a caller banned from the event's room has no invitation to show or read it by
-    .leftJoin('event_invites as my_invite', (join) =>
-      join
-        .onRef('my_invite.event_id', '=', 'events.id')
-        .on('my_invite.invitee', '=', callerId)
-        .on(notBannedFrom(sql.ref('events.room_id'), callerId)),
-    )
-    .leftJoin('event_favorites as favorite', (join) =>
-      join.onRef('favorite.event_id', '=', 'events.id').on('favorite.user_id', '=', callerId),
-    )
-    .select(EVENT_COLUMNS.map((column) => `events.${column}` as const))
-    .select((eb) => [
-      'rooms.password as room_password',
-      'rooms.waiting_room as room_waiting_room',
-      sql<string | null>`${eb.ref('sip_configs.sip_id')}::text`.as('sip_id'),
-      sql<string | null>`${eb.ref('sip_configs.password')}::text`.as('sip_password'),
-      'my_invite.status as my_invite_status',
-      sql<boolean>`${eb.ref('favorite.user_id')} is not null`.as('is_favorite'),
-      sql<string>`to_char(${eb.ref('events.created_at')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_key'),
-      sql<number>`((select count(*) from event_invites c where c.event_id = ${eb.ref('events.id')})
+  return (
+    db
+      .selectFrom('events')
+      .innerJoin('rooms', 'rooms.id', 'events.room_id')
+      .leftJoin('sip_configs', 'sip_configs.room_id', 'events.room_id')
+      // a caller banned from the event's room has no invitation to show or read it by
+      .leftJoin('event_invites as my_invite', (join) =>
+        join
+          .onRef('my_invite.event_id', '=', 'events.id')
+          .on('my_invite.invitee', '=', callerId)
+          .on(notBannedFrom(sql.ref('events.room_id'), callerId)),
+      )
+      .leftJoin('event_favorites as favorite', (join) => join.onRef('favorite.event_id', '=', 'events.id').on('favorite.user_id', '=', callerId))
+      .select(EVENT_COLUMNS.map((column) => `events.${column}` as const))
+      .select((eb) => [
+        'rooms.password as room_password',
+        'rooms.waiting_room as room_waiting_room',
+        sql<string | null>`${eb.ref('sip_configs.sip_id')}::text`.as('sip_id'),
+        sql<string | null>`${eb.ref('sip_configs.password')}::text`.as('sip_password'),
+        'my_invite.status as my_invite_status',
+        sql<boolean>`${eb.ref('favorite.user_id')} is not null`.as('is_favorite'),
+        sql<string>`to_char(${eb.ref('events.created_at')} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`.as('created_at_key'),
+        sql<number>`((select count(*) from event_invites c where c.event_id = ${eb.ref('events.id')})
         + (select count(*) from event_email_invites c where c.event_id = ${eb.ref('events.id')}))::int`.as('invitee_count'),
-      sql<StreamingTargetJson[]>`(select coalesce(json_agg(json_build_object(
+        sql<StreamingTargetJson[]>`(select coalesce(json_agg(json_build_object(
           'id', t.id, 'name', t.name, 'kind', t.kind, 'streaming_endpoint', t.streaming_endpoint,
           'streaming_key', t.streaming_key, 'public_url', t.public_url) order by t.created_at, t.id), '[]'::json)
         from streaming_targets t where t.room_id = ${eb.ref('events.room_id')})`.as('streaming_targets'),
-    ]);
+      ])
+  );
 }
 
 const eventViewQuery = preparedQuery(['callerId', 'eventId'], (db, { callerId, eventId }: { callerId: string; eventId: string }) =>
@@ -220,9 +220,7 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   // null: open-ended series) with the range; a time-independent event has no span and never
   // matches a bound.
   if (filter.timeMin) {
-    page = page.where((eb) =>
-      eb.or([eb('e.span_end', '>=', values.timeMin!), eb.and([eb('e.span_end', 'is', null), eb('e.span_start', 'is not', null)])]),
-    );
+    page = page.where((eb) => eb.or([eb('e.span_end', '>=', values.timeMin!), eb.and([eb('e.span_end', 'is', null), eb('e.span_start', 'is not', null)])]));
   }
   if (filter.timeMax) page = page.where('e.span_start', '<=', values.timeMax!);
   if (filter.favorites) {
@@ -426,12 +424,7 @@ export async function exceptionsBetween(db: Db, eventId: string, from?: Date, to
 }
 
 export async function findException(db: Db, eventId: string, instanceStart: Date): Promise<EventExceptionRow | undefined> {
-  return db
-    .selectFrom('event_exceptions')
-    .selectAll()
-    .where('event_id', '=', eventId)
-    .where('instance_start', '=', instanceStart)
-    .executeTakeFirst();
+  return db.selectFrom('event_exceptions').selectAll().where('event_id', '=', eventId).where('instance_start', '=', instanceStart).executeTakeFirst();
 }
 
 /** Creates the occurrence's exception or changes the given fields of the existing one. */
@@ -508,11 +501,7 @@ export async function addFavorite(db: Db, userId: string, eventId: string): Prom
 
 /** True when the event was a favorite. */
 export async function removeFavorite(db: Db, userId: string, eventId: string): Promise<boolean> {
-  const result = await db
-    .deleteFrom('event_favorites')
-    .where('user_id', '=', userId)
-    .where('event_id', '=', eventId)
-    .executeTakeFirst();
+  const result = await db.deleteFrom('event_favorites').where('user_id', '=', userId).where('event_id', '=', eventId).executeTakeFirst();
   return Number(result.numDeletedRows) > 0;
 }
 

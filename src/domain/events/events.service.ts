@@ -82,7 +82,6 @@ export interface EventServiceDeps {
 
 const DEFAULT_PER_PAGE = 30;
 
-
 /**
  * The reference creates a Nextcloud share for `has_shared_folder: true`; Convene has no shared-folder
  * storage, and a client reads `shared_folder` back, so the request is refused rather than dropped.
@@ -114,7 +113,12 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
     const [profiles, invitees] = await Promise.all([
       others.length > 0 ? repo.profilesOf(db, others) : new Map<string, PublicUserProfile>(),
       inviteesMax > 0 && withInvitees.length > 0
-        ? firstInviteesOf(db, withInvitees.map((r) => r.id), inviteesMax, { avatarBaseUrl })
+        ? firstInviteesOf(
+            db,
+            withInvitees.map((r) => r.id),
+            inviteesMax,
+            { avatarBaseUrl },
+          )
         : new Map<string, Invitee[]>(),
     ]);
     profiles.set(caller.id, toPublicProfile(caller));
@@ -207,9 +211,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       if (body.waiting_room !== undefined) room.waiting_room = body.waiting_room;
 
       let dropExceptions = false;
-      const timesTouched = (['is_time_independent', 'is_all_day', 'starts_at', 'ends_at', 'recurrence_pattern'] as const).some(
-        (f) => body[f] !== undefined,
-      );
+      const timesTouched = (['is_time_independent', 'is_all_day', 'starts_at', 'ends_at', 'recurrence_pattern'] as const).some((f) => body[f] !== undefined);
       if (timesTouched) {
         const old = scheduleOf(event);
         const next = patchedSchedule(event.is_time_independent, old, body);
@@ -255,7 +257,10 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       });
       const page = rows.slice(0, perPage);
       const recurring = page.filter((r) => r.recurrence_pattern.length > 0);
-      const exceptions = await repo.exceptionsOf(db, recurring.map((r) => r.id));
+      const exceptions = await repo.exceptionsOf(
+        db,
+        recurring.map((r) => r.id),
+      );
       const exceptionAuthors = [...exceptions.values()].flat().map((e) => e.created_by);
       const ctx = await contextFor(caller, page, query.invitees_max ?? 0, exceptionAuthors);
       const items: EventListItem[] = [];
@@ -307,9 +312,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       // the checks of create apply to the occurrence as it will be
       const durationMs = row.ends_at!.getTime() - row.starts_at!.getTime();
       const startsAt = body.starts_at ? instant(body.starts_at.datetime, 'starts_at.datetime') : (existing?.starts_at ?? start);
-      const endsAt = body.ends_at
-        ? instant(body.ends_at.datetime, 'ends_at.datetime')
-        : (existing?.ends_at ?? new Date(startsAt.getTime() + durationMs));
+      const endsAt = body.ends_at ? instant(body.ends_at.datetime, 'ends_at.datetime') : (existing?.ends_at ?? new Date(startsAt.getTime() + durationMs));
       if (body.starts_at) checkTimeZone(body.starts_at.timezone, 'starts_at.timezone');
       if (body.ends_at) checkTimeZone(body.ends_at.timezone, 'ends_at.timezone');
       checkOccurrenceTimes(body.is_all_day ?? existing?.is_all_day ?? row.is_all_day ?? false, startsAt, endsAt);

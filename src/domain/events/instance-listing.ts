@@ -30,8 +30,7 @@ export interface OccurrencePageQuery {
   perPage: number;
 }
 
-const compare = (a: InstancePosition, b: InstancePosition) =>
-  a.at.getTime() - b.at.getTime() || a.original.getTime() - b.original.getTime();
+const compare = (a: InstancePosition, b: InstancePosition) => a.at.getTime() - b.at.getTime() || a.original.getTime() - b.original.getTime();
 
 const positionOf = (o: ListedOccurrence): InstancePosition => ({ at: o.at, original: o.start });
 
@@ -97,13 +96,7 @@ async function unmovedOccurrences(
 }
 
 /** The first `window.limit` moved occurrences after `window.after` that lie, where they are now, in the range, from `rows` on. */
-async function movedOccurrences(
-  db: Db,
-  eventId: string,
-  schedule: Schedule,
-  window: repo.MovedWindow,
-  rows: EventExceptionRow[],
-): Promise<ListedOccurrence[]> {
+async function movedOccurrences(db: Db, eventId: string, schedule: Schedule, window: repo.MovedWindow, rows: EventExceptionRow[]): Promise<ListedOccurrence[]> {
   const found: ListedOccurrence[] = [];
   for (;;) {
     const listed = rows

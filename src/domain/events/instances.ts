@@ -22,8 +22,7 @@ export interface Place {
 }
 
 /** An exception with a start or an end of its own moves its occurrence (possibly to where it was). */
-export const isMoved = (exception: Pick<EventExceptionRow, 'starts_at' | 'ends_at'>): boolean =>
-  exception.starts_at !== null || exception.ends_at !== null;
+export const isMoved = (exception: Pick<EventExceptionRow, 'starts_at' | 'ends_at'>): boolean => exception.starts_at !== null || exception.ends_at !== null;
 
 /** Where the occurrence of `originalStart` is, with its exception (if any) applied. */
 export function placeOccurrence(durationMs: number, originalStart: Date, exception?: Pick<EventExceptionRow, 'starts_at' | 'ends_at'>): Place {
@@ -49,9 +48,7 @@ export function occurrencesOf(schedule: Schedule | undefined, window: Occurrence
   if (schedule.pattern.length === 0) {
     const start = schedule.startsAt;
     const inWindow =
-      (!window.after || start > window.after) &&
-      (!window.from || start.getTime() + durationMs >= window.from.getTime()) &&
-      (!window.to || start <= window.to);
+      (!window.after || start > window.after) && (!window.from || start.getTime() + durationMs >= window.from.getTime()) && (!window.to || start <= window.to);
     return inWindow ? [start] : [];
   }
   const series: Series = seriesOf(schedule);

@@ -88,9 +88,7 @@ export function parsePattern(lines: readonly string[], isAllDay: boolean): Parse
 function parseLine(line: string, isAllDay: boolean, into: ParsedPattern): void {
   const trimmed = line.trim();
   // A bare rule ("FREQ=…") is an RRULE without its name
-  const { name, params, value } = /^FREQ=/i.test(trimmed)
-    ? { name: 'RRULE', params: new Map<string, string>(), value: trimmed }
-    : splitContentLine(trimmed);
+  const { name, params, value } = /^FREQ=/i.test(trimmed) ? { name: 'RRULE', params: new Map<string, string>(), value: trimmed } : splitContentLine(trimmed);
   switch (name) {
     case 'RRULE':
     case 'EXRULE':
@@ -203,7 +201,11 @@ function parseRule(source: string, value: string, isAllDay: boolean): RuleSpec {
 /** The "MUST NOT"s of RFC 5545 §3.3.10, plus this service's own limits (daily or coarser). */
 function checkCombinations(rule: RuleSpec, isAllDay: boolean): void {
   if (rule.count !== undefined && rule.until !== undefined) fail('COUNT and UNTIL must not both be given');
-  for (const [key, list] of [['BYHOUR', rule.byhour], ['BYMINUTE', rule.byminute], ['BYSECOND', rule.bysecond]] as const) {
+  for (const [key, list] of [
+    ['BYHOUR', rule.byhour],
+    ['BYMINUTE', rule.byminute],
+    ['BYSECOND', rule.bysecond],
+  ] as const) {
     if (!list) continue;
     if (isAllDay) fail(`${key} cannot be used in an all-day event`);
     if (list.length > 1) fail(`${key} with several values recurs more often than daily`);
@@ -217,8 +219,9 @@ function checkCombinations(rule: RuleSpec, isAllDay: boolean): void {
     if (rule.freq !== 'MONTHLY' && rule.freq !== 'YEARLY') fail(`numbered BYDAY needs FREQ=MONTHLY or YEARLY`);
     if (rule.byweekno) fail('numbered BYDAY must not be used with BYWEEKNO');
   }
-  const hasOtherBy = [rule.bymonth, rule.bymonthday, rule.byyearday, rule.byweekno, rule.byday, rule.byhour,
-    rule.byminute, rule.bysecond].some((list) => list !== undefined);
+  const hasOtherBy = [rule.bymonth, rule.bymonthday, rule.byyearday, rule.byweekno, rule.byday, rule.byhour, rule.byminute, rule.bysecond].some(
+    (list) => list !== undefined,
+  );
   if (rule.bysetpos && !hasOtherBy) fail('BYSETPOS needs another BYxxx rule part');
 }
 

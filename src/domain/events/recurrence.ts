@@ -102,15 +102,9 @@ export function lastOccurrenceStart(series: Series): Date | null {
  * Original occurrence starts (UTC), ascending. `after`: exclusive lower bound on the start.
  * `from`/`to`: keep occurrences whose [start, start + durationMs] overlaps [from, to].
  */
-export function occurrences(
-  series: Series,
-  options: { durationMs: number; after?: Date; from?: Date; to?: Date; limit: number },
-): Date[] {
+export function occurrences(series: Series, options: { durationMs: number; after?: Date; from?: Date; to?: Date; limit: number }): Date[] {
   const compiled = compile(series);
-  const lower = Math.max(
-    options.after ? options.after.getTime() + 1 : -Infinity,
-    options.from ? options.from.getTime() - options.durationMs : -Infinity,
-  );
+  const lower = Math.max(options.after ? options.after.getTime() + 1 : -Infinity, options.from ? options.from.getTime() - options.durationMs : -Infinity);
   const upper = options.to ? options.to.getTime() : Infinity;
   if (options.limit < 1 || lower > upper) return [];
   for (let batch = options.limit + compiled.exdates.size + 2; ; batch *= 4) {
@@ -144,10 +138,16 @@ export function readPatternLines(series: Series): PatternLine[] {
     } catch {
       continue;
     }
-    for (const [name, specs] of [['RRULE', parsed.rrules], ['EXRULE', parsed.exrules]] as const) {
+    for (const [name, specs] of [
+      ['RRULE', parsed.rrules],
+      ['EXRULE', parsed.exrules],
+    ] as const) {
       for (const spec of specs) lines.push({ name, spec, untilInstant: spec.until && untilInstantOf(reading, spec.until) });
     }
-    for (const [name, values] of [['RDATE', parsed.rdates], ['EXDATE', parsed.exdates]] as const) {
+    for (const [name, values] of [
+      ['RDATE', parsed.rdates],
+      ['EXDATE', parsed.exdates],
+    ] as const) {
       if (values.length > 0) lines.push({ name, instants: values.map((value) => rdateInstant(reading, value)) });
     }
   }
@@ -329,9 +329,7 @@ function expandWindow(series: CompiledSeries, lower: number, upper: number, batc
       safeUpper = Math.min(safeUpper, toInstant(series, walls[walls.length - 1]!));
     }
   }
-  const inRange = [...new Set(candidates)]
-    .filter((instant) => instant >= lower && instant <= safeUpper)
-    .sort((a, b) => a - b);
+  const inRange = [...new Set(candidates)].filter((instant) => instant >= lower && instant <= safeUpper).sort((a, b) => a - b);
   const excludedByRule = exruleInstants(series, inRange);
   const starts = inRange.filter(
     (instant) =>

@@ -38,9 +38,7 @@ export function createHealthService({ pingDatabase, pingRedis }: HealthDeps): He
       return undefined;
     } catch (err) {
       // the reason's kind, not the driver's message: that may name hosts and ports to anyone
-      return err instanceof TimeoutError
-        ? { field, code: 'timeout', message: err.message }
-        : { field, code: 'unavailable', message: `${what} failed` };
+      return err instanceof TimeoutError ? { field, code: 'timeout', message: err.message } : { field, code: 'unavailable', message: `${what} failed` };
     }
   };
 
@@ -52,12 +50,9 @@ export function createHealthService({ pingDatabase, pingRedis }: HealthDeps): He
       ),
 
     async readiness() {
-      const failed = (
-        await Promise.all([
-          probe('database', 'the database', pingDatabase),
-          pingRedis ? probe('redis', 'Redis', pingRedis) : undefined,
-        ])
-      ).filter((entry) => entry !== undefined);
+      const failed = (await Promise.all([probe('database', 'the database', pingDatabase), pingRedis ? probe('redis', 'Redis', pingRedis) : undefined])).filter(
+        (entry) => entry !== undefined,
+      );
       return { failed, redis: pingRedis ? 'up' : 'not_configured' };
     },
   };

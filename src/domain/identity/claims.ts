@@ -25,8 +25,7 @@ export interface IdentityClaims {
 const storable = (value: string) => !value.includes('\0');
 
 /** A claim's text; none when it is empty, blank, or could not be stored. */
-const text = (value: unknown): string | undefined =>
-  typeof value === 'string' && value.trim() !== '' && storable(value) ? value : undefined;
+const text = (value: unknown): string | undefined => (typeof value === 'string' && value.trim() !== '' && storable(value) ? value : undefined);
 
 /**
  * Maps verified ID-token claims. `sub` and `email` are required; missing names become '' rather than

@@ -33,7 +33,10 @@ const capitalised = (word: string) => word.charAt(0).toUpperCase() + word.slice(
 
 /** `alice.smith` → Alice Smith; a single word gets the family name "Example". */
 export function devUser(name: string): { subject: string; email: string; given_name: string; family_name: string; name: string } {
-  const [first = name, ...rest] = name.split(/[._-]+/).filter(Boolean).map(capitalised);
+  const [first = name, ...rest] = name
+    .split(/[._-]+/)
+    .filter(Boolean)
+    .map(capitalised);
   const family = rest.length > 0 ? rest.join(' ') : 'Example';
   return { subject: `dev-${name}`, email: `${name}@example.test`, given_name: first, family_name: family, name: `${first} ${family}` };
 }

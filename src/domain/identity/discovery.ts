@@ -47,19 +47,21 @@ export function remoteIssuerKeys(issuer: string, options: RemoteKeysOptions = {}
     if (keys) return keys;
     if (pending) return pending;
     if (lastFailure && now() - lastFailure.atMs < retryAfterMs) throw lastFailure.error;
-    pending = discover().then(
-      (found) => {
-        keys = found;
-        lastFailure = undefined;
-        return found;
-      },
-      (error: unknown) => {
-        lastFailure = { atMs: now(), error };
-        throw error;
-      },
-    ).finally(() => {
-      pending = undefined;
-    });
+    pending = discover()
+      .then(
+        (found) => {
+          keys = found;
+          lastFailure = undefined;
+          return found;
+        },
+        (error: unknown) => {
+          lastFailure = { atMs: now(), error };
+          throw error;
+        },
+      )
+      .finally(() => {
+        pending = undefined;
+      });
     return pending;
   };
 }

@@ -36,9 +36,7 @@ export function identityMode(config: Pick<IdentityConfig, 'oidc' | 'dev'>): 'iss
     );
   }
   if (isProduction()) {
-    throw new IdentityConfigurationError(
-      'The development identity provider refuses to run with NODE_ENV=production; configure [oidc] issuer (OIDC_ISSUER)',
-    );
+    throw new IdentityConfigurationError('The development identity provider refuses to run with NODE_ENV=production; configure [oidc] issuer (OIDC_ISSUER)');
   }
   return 'dev';
 }

@@ -99,8 +99,7 @@ export function createKeycloakDirectory(options: KeycloakDirectoryOptions): Keyc
 
 /** The directory of `[oidc]` admin settings, or a configuration error naming what is missing. */
 export function keycloakDirectoryFromConfig(config: Pick<IdentityConfig, 'oidc'>, fetchImpl?: typeof fetch): KeycloakDirectory {
-  const { issuer, admin_api_url: adminApiUrl, admin_client_id: clientId, admin_client_secret: clientSecret, admin_token_url: tokenUrl } =
-    config.oidc;
+  const { issuer, admin_api_url: adminApiUrl, admin_client_id: clientId, admin_client_secret: clientSecret, admin_token_url: tokenUrl } = config.oidc;
   if (!issuer || !adminApiUrl || !clientId || !clientSecret) {
     const missing = Object.entries({ issuer, admin_api_url: adminApiUrl, admin_client_id: clientId, admin_client_secret: clientSecret })
       .filter(([, value]) => !value)

@@ -5,9 +5,7 @@ import type { JWTPayload, JWTVerifyGetKey, ProtectedHeaderParameters } from 'jos
  * Asymmetric algorithms only: `none` is never accepted, and HS* is excluded so a public key from the
  * JWKS can never be used as an HMAC secret (algorithm confusion).
  */
-export const ALLOWED_ALGORITHMS = [
-  'RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA', 'Ed25519',
-];
+export const ALLOWED_ALGORITHMS = ['RS256', 'RS384', 'RS512', 'PS256', 'PS384', 'PS512', 'ES256', 'ES384', 'EdDSA', 'Ed25519'];
 
 /** Seconds of clock skew tolerated between us and the identity provider on exp/nbf/iat. */
 export const CLOCK_TOLERANCE_SECONDS = 10;
@@ -70,13 +68,13 @@ function classify(error: unknown): unknown {
   if (error instanceof joseErrors.JWTExpired) return new TokenRejected('the token has expired', true);
   if (error instanceof joseErrors.JWTClaimValidationFailed) return new TokenRejected(claimReason(error));
   if (error instanceof joseErrors.JWSSignatureVerificationFailed) return new TokenRejected('the signature does not verify');
-  if (error instanceof joseErrors.JWKSNoMatchingKey) return new TokenRejected('no key of the issuer matches the token\'s key id (kid)');
-  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return new TokenRejected('the token\'s key id (kid) matches several keys');
+  if (error instanceof joseErrors.JWKSNoMatchingKey) return new TokenRejected("no key of the issuer matches the token's key id (kid)");
+  if (error instanceof joseErrors.JWKSMultipleMatchingKeys) return new TokenRejected("the token's key id (kid) matches several keys");
   if (error instanceof joseErrors.JOSEAlgNotAllowed) return new TokenRejected('the signing algorithm is not allowed');
   if (error instanceof joseErrors.JWSInvalid || error instanceof joseErrors.JWTInvalid) return new TokenRejected('the token is malformed');
   // A JWKS document that does not parse or is not a key set is the provider's fault, not the token's.
   if (error instanceof joseErrors.JWKSInvalid || error instanceof joseErrors.JWKSTimeout) {
-    return new ProviderUnavailable('the issuer\'s JWKS is unusable', { cause: error });
+    return new ProviderUnavailable("the issuer's JWKS is unusable", { cause: error });
   }
   if (error instanceof joseErrors.JOSEError && error.code === 'ERR_JOSE_GENERIC') {
     return new ProviderUnavailable(error.message, { cause: error });
@@ -88,10 +86,15 @@ function classify(error: unknown): unknown {
 function claimReason(error: InstanceType<typeof joseErrors.JWTClaimValidationFailed>): string {
   if (error.reason === 'missing') return `the token lacks the "${error.claim}" claim`;
   switch (error.claim) {
-    case 'iss': return 'the token was issued by another issuer';
-    case 'aud': return 'the token is meant for another audience';
-    case 'nbf': return 'the token is not yet valid';
-    case 'iat': return 'the token was issued in the future';
-    default: return `the "${error.claim}" claim is invalid`;
+    case 'iss':
+      return 'the token was issued by another issuer';
+    case 'aud':
+      return 'the token is meant for another audience';
+    case 'nbf':
+      return 'the token is not yet valid';
+    case 'iat':
+      return 'the token was issued in the future';
+    default:
+      return `the "${error.claim}" claim is invalid`;
   }
 }

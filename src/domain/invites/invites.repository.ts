@@ -17,10 +17,7 @@ export async function listRoomInvites(db: Db, roomId: string, request: PageReque
   return countAndPage(ofRoom, ofRoom.selectAll().orderBy('created_at', 'desc').orderBy('code', 'desc'), request);
 }
 
-export async function insertRoomInvite(
-  db: Db,
-  values: { roomId: string; userId: string; expiration: Date | null; now: Date },
-): Promise<RoomInviteRow> {
+export async function insertRoomInvite(db: Db, values: { roomId: string; userId: string; expiration: Date | null; now: Date }): Promise<RoomInviteRow> {
   return db
     .insertInto('room_invites')
     .values({
@@ -38,12 +35,7 @@ export async function insertRoomInvite(
 }
 
 export async function findRoomInvite(db: Db, roomId: string, code: string): Promise<RoomInviteRow | undefined> {
-  return db
-    .selectFrom('room_invites')
-    .selectAll()
-    .where('code', '=', code)
-    .where('room_id', '=', roomId)
-    .executeTakeFirst();
+  return db.selectFrom('room_invites').selectAll().where('code', '=', code).where('room_id', '=', roomId).executeTakeFirst();
 }
 
 /** Changes the invite of this room; undefined when the room has no such code. */
@@ -68,11 +60,7 @@ export async function updateRoomInvite(
 }
 
 /** An active, unexpired invite with its room's password (null: none). */
-export async function findValidInvite(
-  db: Db,
-  code: string,
-  now: Date,
-): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
+export async function findValidInvite(db: Db, code: string, now: Date): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
   return db
     .selectFrom('room_invites')
     .innerJoin('rooms', 'rooms.id', 'room_invites.room_id')

@@ -61,7 +61,10 @@ export function createInviteService({ db, rateLimiter, clock = systemClock }: In
   const now = () => new Date(clock());
 
   const views = async (rows: RoomInviteRow[]): Promise<RoomInvite[]> => {
-    const profiles = await profilesOf(db, rows.flatMap((row) => [row.created_by, row.updated_by]));
+    const profiles = await profilesOf(
+      db,
+      rows.flatMap((row) => [row.created_by, row.updated_by]),
+    );
     return rows.map((row) => toRoomInvite(row, profiles));
   };
   const view = async (row: RoomInviteRow | undefined): Promise<RoomInvite> => {

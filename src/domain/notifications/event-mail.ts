@@ -46,10 +46,7 @@ export function mailText(kind: EventNotificationKind, snapshot: EventSnapshot, r
   const { event } = snapshot;
   const own = snapshot.actor.email !== '' && snapshot.actor.email.toLowerCase() === recipient.email.toLowerCase();
   const lead = own ? `You ${LEAD[kind].replace(/^has /, 'have ')}` : `${snapshot.actor.name || snapshot.actor.email || 'Someone'} ${LEAD[kind]}`;
-  const paragraphs = [
-    `${recipient.name ? `Hello ${recipient.name},` : 'Hello,'}\n\n${lead}.`,
-    [`Title: ${event.title}`, ...whenLines(snapshot)].join('\n'),
-  ];
+  const paragraphs = [`${recipient.name ? `Hello ${recipient.name},` : 'Hello,'}\n\n${lead}.`, [`Title: ${event.title}`, ...whenLines(snapshot)].join('\n')];
   if (event.description) paragraphs.push(event.description);
   if (kind !== 'cancelled' && kind !== 'uninvited') paragraphs.push(joinInfo(snapshot, recipient, config));
   return `${paragraphs.join('\n\n')}\n`;

@@ -64,7 +64,10 @@ export function formatLocalDateTime(t: LocalTime): string {
 
 /** `YYYYMMDDTHHMMSSZ`. */
 export function formatUtcDateTime(instant: Date): string {
-  return instant.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}/, '');
+  return instant
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}/, '');
 }
 
 /** A UTC offset as `+HHMM` (or `+HHMMSS` when it has seconds). */

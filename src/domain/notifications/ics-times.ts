@@ -48,7 +48,11 @@ export function recurrenceLines(pattern: readonly string[], form: TimeForm, star
   return readPatternLines({ start, timezone, isAllDay: form.isAllDay, pattern }).map((line) =>
     'spec' in line
       ? `${line.name}:${ruleValue(line.spec, line.untilInstant, form)}`
-      : timeProperty(line.name, line.instants.map((instant) => new Date(instant)), form),
+      : timeProperty(
+          line.name,
+          line.instants.map((instant) => new Date(instant)),
+          form,
+        ),
   );
 }
 

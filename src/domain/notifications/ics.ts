@@ -131,7 +131,15 @@ function eventComponents(event: CalendarEvent, form: EventForm): { lines: string
     ...common(event, form),
     ...times(event.times),
     ...(isSeries ? recurrenceLines(event.pattern, series, event.times.start) : []),
-    ...(cancelled.length > 0 ? [timeProperty('EXDATE', cancelled.map((e) => e.originalStart), series)] : []),
+    ...(cancelled.length > 0
+      ? [
+          timeProperty(
+            'EXDATE',
+            cancelled.map((e) => e.originalStart),
+            series,
+          ),
+        ]
+      : []),
     `SUMMARY:${escapeText(event.title)}`,
     ...describe(event.description, event.location),
   ];
@@ -184,8 +192,5 @@ function shifted(t: CalendarTimes, start: Date): CalendarTimes {
 }
 
 function describe(description: string, location: string | undefined): string[] {
-  return [
-    ...(description ? [`DESCRIPTION:${escapeText(description)}`] : []),
-    ...(location ? [`LOCATION:${escapeText(location)}`] : []),
-  ];
+  return [...(description ? [`DESCRIPTION:${escapeText(description)}`] : []), ...(location ? [`LOCATION:${escapeText(location)}`] : [])];
 }

@@ -83,11 +83,7 @@ function ruleFor(zone: string, t: Transition, year: number): YearlyRule | undefi
       const wall = wallClockAt(u);
       const expected = dateOfRule(rule, year + 1 + i);
       return (
-        wall.month === expected.month &&
-        wall.day === expected.day &&
-        wall.hour === local.hour &&
-        wall.minute === local.minute &&
-        wall.second === local.second
+        wall.month === expected.month && wall.day === expected.day && wall.hour === local.hour && wall.minute === local.minute && wall.second === local.second
       );
     }),
   );

@@ -111,11 +111,7 @@ const IN_FLIGHT_MAX_DELAY_MS = 50;
  * `attempt` returns false (not when it throws: an error, e.g. a database outage, tells the caller
  * nothing about the secret). Returns what `attempt` returned.
  */
-export async function guardAttempt(
-  limiter: RateLimiter,
-  keys: readonly AttemptKey[],
-  attempt: () => Promise<boolean> | boolean,
-): Promise<boolean> {
+export async function guardAttempt(limiter: RateLimiter, keys: readonly AttemptKey[], attempt: () => Promise<boolean> | boolean): Promise<boolean> {
   await reserveWaiting(limiter, keys);
   let succeeded: boolean;
   try {

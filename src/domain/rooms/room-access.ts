@@ -11,9 +11,7 @@ import type { Db, EventInviteRole, RoomRow } from '../../db/schema.js';
 import { errors } from '../../errors.js';
 import { findRoomWithInviteRole } from './rooms.repository.js';
 
-export type RoomAccess =
-  | { kind: 'owner'; room: RoomRow }
-  | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
+export type RoomAccess = { kind: 'owner'; room: RoomRow } | { kind: 'invitee'; room: RoomRow; role: EventInviteRole };
 
 /** The caller's access to a room, or undefined when the room does not exist or is not theirs to see. */
 async function findRoomAccess(db: Db, userId: string, roomId: string): Promise<RoomAccess | undefined> {

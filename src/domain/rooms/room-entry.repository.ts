@@ -31,11 +31,7 @@ export async function findRoomEntryRow(db: Db, roomId: string, { userId, inviteC
       'events.show_meeting_details as event_shows_details',
     ])
     .select((eb) => [
-      eb
-        .selectFrom('users')
-        .select('users.avatar_url')
-        .where('users.id', '=', userId)
-        .as('user_avatar_url'),
+      eb.selectFrom('users').select('users.avatar_url').where('users.id', '=', userId).as('user_avatar_url'),
       eb
         .selectFrom('user_groups')
         .select(sql<string[]>`coalesce(array_agg(user_groups.name order by user_groups.name), '{}')`.as('names'))
@@ -48,9 +44,7 @@ export async function findRoomEntryRow(db: Db, roomId: string, { userId, inviteC
         .where('event_invites.invitee', '=', userId)
         .as('invite_role'),
       eb
-        .exists(
-          eb.selectFrom('room_bans').select('room_bans.user_id').whereRef('room_bans.room_id', '=', 'rooms.id').where('room_bans.user_id', '=', userId),
-        )
+        .exists(eb.selectFrom('room_bans').select('room_bans.user_id').whereRef('room_bans.room_id', '=', 'rooms.id').where('room_bans.user_id', '=', userId))
         .as('banned'),
       eb
         .exists(

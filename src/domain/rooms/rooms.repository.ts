@@ -72,11 +72,7 @@ export async function findCreatorTariffName(db: Db, roomId: string): Promise<{ t
 export type RoomEventRow = Pick<EventRow, 'id' | 'room_id' | 'title' | 'is_adhoc' | 'show_meeting_details'>;
 
 export async function findRoomEvent(db: Db, roomId: string): Promise<RoomEventRow | undefined> {
-  return db
-    .selectFrom('events')
-    .select(['id', 'room_id', 'title', 'is_adhoc', 'show_meeting_details'])
-    .where('room_id', '=', roomId)
-    .executeTakeFirst();
+  return db.selectFrom('events').select(['id', 'room_id', 'title', 'is_adhoc', 'show_meeting_details']).where('room_id', '=', roomId).executeTakeFirst();
 }
 
 /** What a room's meeting details are made of (reference: the room's first valid invite, SIP config, stream links). */

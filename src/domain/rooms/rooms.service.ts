@@ -122,4 +122,3 @@ export function createRoomService({ db, tariffs, assetStorage, callIn = {} }: Ro
     },
   };
 }
-

@@ -22,11 +22,7 @@ function randomDigits(count = DIGITS): string {
  * keeps a surrounding transaction alive on a collision (a unique violation would abort it), so the
  * retry can run inside the caller's transaction.
  */
-export async function createSipConfig(
-  db: Db,
-  roomId: string,
-  options: { password?: string; lobby?: boolean } = {},
-): Promise<SipConfigRow> {
+export async function createSipConfig(db: Db, roomId: string, options: { password?: string; lobby?: boolean } = {}): Promise<SipConfigRow> {
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
     const row = await db
       .insertInto('sip_configs')
@@ -50,11 +46,7 @@ export async function findSipConfig(db: Db, roomId: string): Promise<SipConfigRo
 }
 
 /** Changes the given fields of the room's SIP config; the call-in id never changes. */
-export async function updateSipConfig(
-  db: Db,
-  roomId: string,
-  changes: { password?: string; lobby?: boolean },
-): Promise<SipConfigRow | undefined> {
+export async function updateSipConfig(db: Db, roomId: string, changes: { password?: string; lobby?: boolean }): Promise<SipConfigRow | undefined> {
   return db.updateTable('sip_configs').set(changes).where('room_id', '=', roomId).returningAll().executeTakeFirst();
 }
 

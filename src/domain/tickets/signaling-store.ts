@@ -21,10 +21,7 @@ export const RESUMPTION_TTL_SECONDS = 120;
 export const RESUMPTION_REFRESH_SECONDS = 60;
 
 /** Who a participant is: a registered user, a guest with an invite code, or a SIP caller. */
-export type ParticipantIdentity =
-  | { kind: 'user'; userId: string }
-  | { kind: 'guest'; inviteCode: string }
-  | { kind: 'sip'; sipId: string };
+export type ParticipantIdentity = { kind: 'user'; userId: string } | { kind: 'guest'; inviteCode: string } | { kind: 'sip'; sipId: string };
 
 export interface TicketData {
   participantId: string;

@@ -76,9 +76,7 @@ const pinKeys = (callInId: string): AttemptKey[] => [targetKey('pin', callInId)]
 export function createStartService({ db, signalingStore, rateLimiter, ticketCaps, clock = systemClock }: StartServiceDeps): StartService {
   /** A room password check counted against the caller's address and the room's budget for `asker`. */
   const requirePassword = async (roomId: string, asker: PasswordAsker, expected: string, given: string | undefined, source: string) => {
-    const correct = await guardAttempt(rateLimiter, passwordKeys(roomId, asker, source), () =>
-      given !== undefined && secretsEqual(given, expected),
-    );
+    const correct = await guardAttempt(rateLimiter, passwordKeys(roomId, asker, source), () => given !== undefined && secretsEqual(given, expected));
     if (!correct) throw errors.wrongRoomPassword();
   };
 
@@ -99,9 +97,7 @@ export function createStartService({ db, signalingStore, rateLimiter, ticketCaps
     async startAsGuest(roomId, request, source, presentedUserId) {
       let invite: { room_id: string; room_password: string | null } | undefined;
       await guardAttempt(rateLimiter, inviteAttemptKeys(source, request.invite_code), async () => {
-        invite = isInviteCodeFormat(request.invite_code)
-          ? await findValidInvite(db, request.invite_code, new Date(clock()))
-          : undefined;
+        invite = isInviteCodeFormat(request.invite_code) ? await findValidInvite(db, request.invite_code, new Date(clock())) : undefined;
         return invite !== undefined;
       });
       // a valid code of another room is no guess (its holder knows it is valid): refused, not counted

@@ -34,10 +34,7 @@ export function turnPassword(sharedSecret: string, username: string): string {
 }
 
 /** 500 `turn_not_configured` when `[turn]` names no server (the contract). */
-export function turnCredentials(
-  turn: Config['turn'],
-  { clock = systemClock, opaqueId = randomOpaqueId }: TurnCredentialOptions = {},
-): TurnServerCredentials[] {
+export function turnCredentials(turn: Config['turn'], { clock = systemClock, opaqueId = randomOpaqueId }: TurnCredentialOptions = {}): TurnServerCredentials[] {
   if (turn.servers.length === 0) throw errors.turnNotConfigured();
   const expiry = String(Math.floor(clock() / 1000) + turn.lifetime);
   const username = `${expiry}:${opaqueId()}`;

@@ -39,12 +39,18 @@ export type UserPatch = Pick<Schemas['PatchMe'], 'title' | 'display_name' | 'lan
 
 /** A find-users result: a registered user, or (with `users_find_use_kc`) one only the IdP knows. */
 export type FoundUser =
-  | ({ kind: 'registered' } & PublicUserProfile)
-  | { kind: 'unregistered'; email: string; firstname: string; lastname: string; avatar_url: string };
+  ({ kind: 'registered' } & PublicUserProfile) | { kind: 'unregistered'; email: string; firstname: string; lastname: string; avatar_url: string };
 
 /** The columns of a public profile: what other users may see of someone (selected by the invitee view). */
-export const PUBLIC_PROFILE_FIELDS = ['id', 'email', 'title', 'firstname', 'lastname', 'display_name', 'avatar_url'] as const satisfies
-  readonly (keyof PublicUserProfile)[];
+export const PUBLIC_PROFILE_FIELDS = [
+  'id',
+  'email',
+  'title',
+  'firstname',
+  'lastname',
+  'display_name',
+  'avatar_url',
+] as const satisfies readonly (keyof PublicUserProfile)[];
 
 /** Only the public fields, whatever else `user` (a User, a joined row) carries. */
 export function toPublicProfile(user: PublicUserProfile): PublicUserProfile {
@@ -59,5 +65,4 @@ export function toPublicProfile(user: PublicUserProfile): PublicUserProfile {
   };
 }
 
-export const isTariffStatus = (value: unknown): value is TariffStatus =>
-  (TARIFF_STATUSES as readonly unknown[]).includes(value);
+export const isTariffStatus = (value: unknown): value is TariffStatus => (TARIFF_STATUSES as readonly unknown[]).includes(value);

@@ -84,7 +84,11 @@ export async function setUserDisabled(db: Db, id: string, disabled: boolean): Pr
 
 /** Assigns a tariff by name (null: the default tariff). */
 export async function setUserTariff(db: Db, id: string, tariffName: string | null): Promise<void> {
-  await db.updateTable('users').set({ tariff_name: tariffName, updated_at: sql<Date>`now()` }).where('id', '=', id).execute();
+  await db
+    .updateTable('users')
+    .set({ tariff_name: tariffName, updated_at: sql<Date>`now()` })
+    .where('id', '=', id)
+    .execute();
 }
 
 /**
@@ -181,18 +185,8 @@ function visibleUserIds(db: Db, callerId: string) {
       qb
         .selectNoFrom(sql<string>`${callerId}::uuid`.as('user_id'))
         .union(qb.selectFrom('my_events').select('my_events.created_by as user_id'))
-        .union(
-          qb
-            .selectFrom('rooms')
-            .innerJoin('my_events', 'my_events.room_id', 'rooms.id')
-            .select('rooms.created_by as user_id'),
-        )
-        .union(
-          qb
-            .selectFrom('event_invites')
-            .innerJoin('my_events', 'my_events.id', 'event_invites.event_id')
-            .select('event_invites.invitee as user_id'),
-        ),
+        .union(qb.selectFrom('rooms').innerJoin('my_events', 'my_events.room_id', 'rooms.id').select('rooms.created_by as user_id'))
+        .union(qb.selectFrom('event_invites').innerJoin('my_events', 'my_events.id', 'event_invites.event_id').select('event_invites.invitee as user_id')),
     );
 }
 
@@ -238,7 +232,13 @@ export async function searchUsers(db: Db, callerId: string, query: string, limit
 export async function findUsersByEmail(db: Db, emails: string[]): Promise<UserRow[]> {
   if (emails.length === 0) return [];
   const lowered = [...new Set(emails.map((email) => email.toLowerCase()))];
-  return db.selectFrom('users').selectAll().where(sql<string>`lower(email)`, 'in', lowered).orderBy('created_at').orderBy('id').execute();
+  return db
+    .selectFrom('users')
+    .selectAll()
+    .where(sql<string>`lower(email)`, 'in', lowered)
+    .orderBy('created_at')
+    .orderBy('id')
+    .execute();
 }
 
 /** The id and address of a user (whom an event invite is sent to); undefined when there is none. */

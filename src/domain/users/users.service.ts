@@ -12,15 +12,7 @@ import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import { ExpiringLru } from '../expiring-lru.js';
 import { convertEmailInvitesToUserInvites } from '../events/event-invites.repository.js';
 import { libravatarUrl } from './avatar.js';
-import {
-  isTariffStatus,
-  toPublicProfile,
-  type CurrentUser,
-  type FoundUser,
-  type PublicUserProfile,
-  type User,
-  type UserPatch,
-} from './user.js';
+import { isTariffStatus, toPublicProfile, type CurrentUser, type FoundUser, type PublicUserProfile, type User, type UserPatch } from './user.js';
 import type { Page, PageRequest } from '../paging.js';
 import * as repository from './users.repository.js';
 import { isUuid } from '../uuid.js';
@@ -143,9 +135,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       if (patch.display_name !== undefined) {
         const displayName = patch.display_name.trim();
         if (displayName === '') {
-          throw errors.validationFailed([
-            { field: 'display_name', code: 'invalid_length', message: 'must not be empty or only white space' },
-          ]);
+          throw errors.validationFailed([{ field: 'display_name', code: 'invalid_length', message: 'must not be empty or only white space' }]);
         }
         if (endpoints.disallow_custom_display_name && displayName !== user.display_name) {
           throw errors.displayNameChangeForbidden();
@@ -184,7 +174,14 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       // The operator published the directory: its people are found by any part of their names or
       // addresses, those who have logged in as the registered users they are.
       const candidates = await directory.search(query, limit);
-      const registered = new Map((await repository.findUsersByEmail(db, candidates.map((c) => c.email))).map((row) => [row.email.toLowerCase(), row]));
+      const registered = new Map(
+        (
+          await repository.findUsersByEmail(
+            db,
+            candidates.map((c) => c.email),
+          )
+        ).map((row) => [row.email.toLowerCase(), row]),
+      );
       const seen = new Set(rows.map((row) => row.email.toLowerCase()));
       for (const candidate of candidates) {
         const email = candidate.email.toLowerCase();
@@ -194,7 +191,13 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
         found.push(
           row
             ? registeredResult(row)
-            : { kind: 'unregistered', email: candidate.email, firstname: candidate.firstname, lastname: candidate.lastname, avatar_url: avatarOf(candidate.email) },
+            : {
+                kind: 'unregistered',
+                email: candidate.email,
+                firstname: candidate.firstname,
+                lastname: candidate.lastname,
+                avatar_url: avatarOf(candidate.email),
+              },
         );
       }
       return found.slice(0, limit);

@@ -163,8 +163,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   const stopped = new AbortController();
   const loops: Promise<void>[] = [];
   let waking = new AbortController();
-  const untilWoken = () =>
-    sleep(2 ** 31 - 1, undefined, { signal: AbortSignal.any([stopped.signal, waking.signal]), ref: false }).catch(() => undefined);
+  const untilWoken = () => sleep(2 ** 31 - 1, undefined, { signal: AbortSignal.any([stopped.signal, waking.signal]), ref: false }).catch(() => undefined);
 
   async function watch(): Promise<void> {
     while (!stopping) {

@@ -8,12 +8,7 @@ import { enqueueWebhook } from './outbox.js';
 import { findEventForWebhook } from './webhooks.repository.js';
 
 /** Reads the meeting as it is in `trx` (for `event.cancelled`: call before deleting it). */
-export async function queueEventWebhook(
-  trx: Db,
-  type: 'event.created' | 'event.updated' | 'event.cancelled',
-  eventId: string,
-  at = new Date(),
-): Promise<void> {
+export async function queueEventWebhook(trx: Db, type: 'event.created' | 'event.updated' | 'event.cancelled', eventId: string, at = new Date()): Promise<void> {
   const event = await findEventForWebhook(trx, eventId);
   if (!event) return;
   await enqueueWebhook(trx, {

@@ -26,7 +26,8 @@ for (const [network, prefix] of [
   ['198.18.0.0', 15],
   ['224.0.0.0', 4],
   ['240.0.0.0', 4],
-] as const) internal.addSubnet(network, prefix, 'ipv4');
+] as const)
+  internal.addSubnet(network, prefix, 'ipv4');
 for (const [network, prefix] of [
   ['::', 128],
   ['::1', 128],
@@ -34,7 +35,8 @@ for (const [network, prefix] of [
   ['fc00::', 7],
   ['fe80::', 10],
   ['ff00::', 8],
-] as const) internal.addSubnet(network, prefix, 'ipv6');
+] as const)
+  internal.addSubnet(network, prefix, 'ipv6');
 
 /** True for an address a webhook may not reach without `allow_private`. */
 export function isInternalAddress(address: string): boolean {
@@ -51,9 +53,7 @@ function hostOf(url: URL): string {
 }
 
 const lookupAll = (host: string) =>
-  new Promise<LookupAddress[]>((resolve, reject) =>
-    dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))),
-  );
+  new Promise<LookupAddress[]>((resolve, reject) => dnsLookup(host, { all: true }, (err, addresses) => (err ? reject(err) : resolve(addresses))));
 
 /**
  * Why this URL may not be subscribed to, or undefined when it may. Resolves the host (no connection

@@ -94,10 +94,7 @@ export async function interestedSubscriptionIds(trx: Db, owner: string, type: st
 }
 
 /** False when a message of the same `dedupe_key` was queued already. */
-export async function insertMessage(
-  trx: Db,
-  values: { id: string; type: string; subject: string; body: string; dedupe_key: string | null },
-): Promise<boolean> {
+export async function insertMessage(trx: Db, values: { id: string; type: string; subject: string; body: string; dedupe_key: string | null }): Promise<boolean> {
   const inserted = await trx
     .insertInto('webhook_messages')
     .values(values)

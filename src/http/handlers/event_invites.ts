@@ -8,7 +8,6 @@ import { isUuid } from '../../domain/uuid.js';
 
 type EventInviteCreate = components['schemas']['EventInviteCreate'];
 
-
 /**
  * Which branch of the body's `oneOf` the schema took. Unknown fields are ignored, so a body with an
  * e-mail address and an `invitee` that is no uuid is an e-mail invitation (the user branch failed);

@@ -11,7 +11,6 @@ import { linkHeader, linkTo, type DeclaredQuery } from '../pagination.js';
 import type { Services } from './services.js';
 
 export function eventsHandlers({ events, publicUrl }: Services) {
-
   /** `Link: <this request with after=CURSOR>; rel="after"` while another page follows (docs/architecture.md §4). */
   const afterLink = (req: Request, query: DeclaredQuery, next: string | undefined) => {
     if (next === undefined) return {};

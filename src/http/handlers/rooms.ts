@@ -47,4 +47,3 @@ export function roomsHandlers({ rooms, publicUrl }: Services) {
     },
   } satisfies Handlers<OperationsByTag['rooms']>;
 }
-

@@ -27,8 +27,7 @@ export interface Member {
 }
 
 export type JoinOutcome =
-  | { joined: true; /** when the room's session began (ms since the epoch) */ startedAtMs: number }
-  | { joined: false; reason: 'participant_limit_reached' };
+  { joined: true; /** when the room's session began (ms since the epoch) */ startedAtMs: number } | { joined: false; reason: 'participant_limit_reached' };
 
 export interface MembershipStore {
   /**

@@ -33,7 +33,11 @@ async function abandonUpload(method: string, path: string, headers: Record<strin
 /** The log's entries, once `settled` holds for one of them (polled: the server notices the close on its own time). */
 async function entriesOnce(settled: (entry: Record<string, unknown>) => boolean): Promise<Record<string, unknown>[]> {
   for (;;) {
-    const entries = app.log().split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
+    const entries = app
+      .log()
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
     if (entries.some(settled)) return entries;
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
@@ -49,6 +53,9 @@ it.each([
   const aboutIt = (entry: Record<string, unknown>) => (entry.req as { url?: string } | undefined)?.url === path;
   const entries = await entriesOnce((entry) => aboutIt(entry) && (entry.level as number) >= 20 && entry.msg !== 'request completed');
   const logged = entries.filter(aboutIt);
-  expect(logged.filter((entry) => (entry.level as number) >= 40), JSON.stringify(logged)).toEqual([]);
+  expect(
+    logged.filter((entry) => (entry.level as number) >= 40),
+    JSON.stringify(logged),
+  ).toEqual([]);
   expect(logged.map((entry) => entry.msg)).toContain('client aborted the request');
 });

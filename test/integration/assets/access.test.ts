@@ -15,14 +15,13 @@ beforeEach(async () => {
 });
 
 const BYTES = binary(1000);
-const list = (user: TestUser | undefined, roomId = c.roomId, query = '') =>
-  app.request('GET', `${assetsPath(roomId)}${query}`, { headers: headersOf(user) });
+const list = (user: TestUser | undefined, roomId = c.roomId, query = '') => app.request('GET', `${assetsPath(roomId)}${query}`, { headers: headersOf(user) });
 const remove = (user: TestUser | undefined, assetId: string, roomId = c.roomId) =>
   app.request('DELETE', `${assetsPath(roomId)}/${assetId}`, { headers: headersOf(user) });
 const nobodyOr = (who: 'invitee' | 'stranger' | 'anonymous') => (who === 'anonymous' ? undefined : c[who]);
 
 describe('create_room_asset', () => {
-  it('stores the owner\'s upload (201) as an asset of kind upload in namespace uploads', async () => {
+  it("stores the owner's upload (201) as an asset of kind upload in namespace uploads", async () => {
     const res = await upload(app, c.owner, c.roomId, BYTES, { filename: 'agenda.pdf' });
     expect(res.status).toBe(201);
     const asset = JSON.parse(res.text_) as Asset;
@@ -46,7 +45,7 @@ describe('create_room_asset', () => {
 });
 
 describe('get_room_assets', () => {
-  it('lists the room\'s assets, newest first, to the owner and the invitee', async () => {
+  it("lists the room's assets, newest first, to the owner and the invitee", async () => {
     const first = await uploaded(app, c.owner, c.roomId, BYTES, 'first.txt');
     const second = await uploaded(app, c.owner, c.roomId, BYTES, 'second.txt');
     await uploaded(app, c.owner, c.otherRoomId, BYTES, 'elsewhere.txt');
@@ -113,7 +112,7 @@ describe('get_room_asset', () => {
 });
 
 describe('delete_room_asset', () => {
-  it('deletes the owner\'s asset (204): gone from the list and from downloads; a second delete is 404', async () => {
+  it("deletes the owner's asset (204): gone from the list and from downloads; a second delete is 404", async () => {
     const asset = await uploaded(app, c.owner, c.roomId, BYTES);
     const res = await remove(c.owner, asset.id);
     expect(res.status).toBe(204);

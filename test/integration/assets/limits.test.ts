@@ -23,8 +23,7 @@ beforeEach(async () => {
   c = await cast(app);
 });
 
-const listed = async (roomId = c.roomId): Promise<Asset[]> =>
-  JSON.parse((await app.request('GET', assetsPath(roomId), { headers: headersOf(c.owner) })).text_);
+const listed = async (roomId = c.roomId): Promise<Asset[]> => JSON.parse((await app.request('GET', assetsPath(roomId), { headers: headersOf(c.owner) })).text_);
 const storedBytes = async () => {
   const rows = await dbOf(app).selectFrom('assets').select('size').execute();
   return rows.reduce((sum, row) => sum + Number(row.size), 0);
@@ -43,7 +42,7 @@ describe('upload size limit (assets.max_upload_bytes)', () => {
   });
 });
 
-describe('storage quota (the owner tariff\'s max_storage, across the owner\'s rooms)', () => {
+describe("storage quota (the owner tariff's max_storage, across the owner's rooms)", () => {
   it('accepts uploads up to exactly the quota and refuses the byte beyond it with 413 storage_exceeded', async () => {
     await uploaded(app, c.owner, c.roomId, binary(1000));
     await uploaded(app, c.owner, c.otherRoomId, binary(1000)); // another room of the same owner counts too
@@ -64,13 +63,13 @@ describe('storage quota (the owner tariff\'s max_storage, across the owner\'s ro
     expect((await upload(app, c.owner, c.roomId, binary(1000))).status).toBe(201);
   });
 
-  it('counts only the owner\'s own rooms: another user\'s storage does not reduce it', async () => {
+  it("counts only the owner's own rooms: another user's storage does not reduce it", async () => {
     const strangersRoom = await insertRoom(app, c.stranger);
     for (let i = 0; i < 3; i++) await uploaded(app, c.stranger, strangersRoom, binary(1000));
     for (let i = 0; i < 3; i++) await uploaded(app, c.owner, c.roomId, binary(1000));
   });
 
-  it('applies the owner\'s own tariff; a tariff without max_storage does not limit', async () => {
+  it("applies the owner's own tariff; a tariff without max_storage does not limit", async () => {
     await dbOf(app).updateTable('users').set({ tariff_name: 'pro' }).where('id', '=', c.owner.id).execute();
     for (let i = 0; i < 4; i++) await uploaded(app, c.owner, c.roomId, binary(1000));
     expect(await storedBytes()).toBe(4000);
@@ -81,9 +80,7 @@ describe('storage quota (the owner tariff\'s max_storage, across the owner\'s ro
   });
 
   it('lets no more concurrent uploads through than fit: 6 × 1000 bytes against a quota of 3000', async () => {
-    const answers = await Promise.all(
-      Array.from({ length: 6 }, (_, i) => upload(app, c.owner, i % 2 === 0 ? c.roomId : c.otherRoomId, binary(1000))),
-    );
+    const answers = await Promise.all(Array.from({ length: 6 }, (_, i) => upload(app, c.owner, i % 2 === 0 ? c.roomId : c.otherRoomId, binary(1000))));
     const statuses = answers.map((res) => res.status).sort();
     expect(statuses).toEqual([201, 201, 201, 413, 413, 413]);
     expect(await storedBytes()).toBe(QUOTA);
@@ -94,7 +91,7 @@ describe('the quota check under a concurrent upload (PostgreSQL)', () => {
   // PGlite runs one statement at a time, so uploads cannot interleave there; on PostgreSQL they can.
   // Another upload is simulated by a transaction that holds the owner's lock and fills the quota:
   // an upload arriving meanwhile must wait for it and then see the quota full, not the old total.
-  it.skipIf(!process.env.DATABASE_URL)('waits for the owner\'s lock and then sees the other upload\'s bytes', async () => {
+  it.skipIf(!process.env.DATABASE_URL)("waits for the owner's lock and then sees the other upload's bytes", async () => {
     const db = dbOf(app);
     let pending: ReturnType<typeof upload> | undefined;
     await db.transaction().execute(async (trx) => {

@@ -67,7 +67,7 @@ describe('download', () => {
 });
 
 describe('files in assets.dir', () => {
-  it('stores each upload as one file named by a server-generated key, never the user\'s file name', async () => {
+  it("stores each upload as one file named by a server-generated key, never the user's file name", async () => {
     const bytes = binary(4096);
     const asset = await uploaded(app, c.owner, c.roomId, bytes, 'agenda.pdf');
     const key = await storageKeyOf(asset.id);

@@ -29,7 +29,7 @@ const ownedOf = async (user: TestUser, query = '') => {
 };
 
 describe('get_me_assets', () => {
-  it('lists the files of all the owner\'s rooms, newest first, with each room and the event of an event\'s room', async () => {
+  it("lists the files of all the owner's rooms, newest first, with each room and the event of an event's room", async () => {
     const inEventRoom = await uploaded(app, c.owner, c.roomId, BYTES, 'agenda.pdf');
     const inPlainRoom = await uploaded(app, c.owner, c.otherRoomId, BYTES, 'notes.txt');
     expect(await ownedOf(c.owner)).toEqual([
@@ -38,7 +38,7 @@ describe('get_me_assets', () => {
     ]);
   });
 
-  it('shows an invitee (who may list the room\'s files) and a stranger none of the owner\'s files, only their own', async () => {
+  it("shows an invitee (who may list the room's files) and a stranger none of the owner's files, only their own", async () => {
     await uploaded(app, c.owner, c.roomId, BYTES);
     expect(await ownedOf(c.invitee)).toEqual([]);
     expect(await ownedOf(c.stranger)).toEqual([]);

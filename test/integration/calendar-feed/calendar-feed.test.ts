@@ -163,8 +163,16 @@ describe('the feed', () => {
     const newYorkIds = await instanceIds(alice, newYork);
     // Thursday 2027-03-11 (EST) moved to Monday 2027-03-15 (EDT), 09:00 local
     const march11 = newYorkIds.find((id) => id.startsWith('20270311'))!;
-    await patchInstance(alice, newYork, march11, { starts_at: at('2027-03-15T13:00:00Z', 'America/New_York'), ends_at: at('2027-03-15T13:30:00Z', 'America/New_York') });
-    await patchInstance(alice, newYork, newYorkIds.find((id) => id.startsWith('20271104'))!, { status: 'cancelled' });
+    await patchInstance(alice, newYork, march11, {
+      starts_at: at('2027-03-15T13:00:00Z', 'America/New_York'),
+      ends_at: at('2027-03-15T13:30:00Z', 'America/New_York'),
+    });
+    await patchInstance(
+      alice,
+      newYork,
+      newYorkIds.find((id) => id.startsWith('20271104'))!,
+      { status: 'cancelled' },
+    );
 
     const text = await readFeed(app, (await issueFeed(app, alice)).path);
     const from = new Date('2026-12-01T00:00:00Z');
@@ -187,7 +195,12 @@ describe('the feed', () => {
 
     // RFC 5545: a VTIMEZONE for every zone named, and none for UTC or the all-day event
     const calendar = icalJsCalendar(text);
-    expect(calendar.getAllSubcomponents('vtimezone').map((z) => z.getFirstPropertyValue('tzid')).sort()).toEqual(['America/New_York', 'Europe/Berlin']);
+    expect(
+      calendar
+        .getAllSubcomponents('vtimezone')
+        .map((z) => z.getFirstPropertyValue('tzid'))
+        .sort(),
+    ).toEqual(['America/New_York', 'Europe/Berlin']);
     const tzids = new Set([...text.matchAll(/;TZID=([^:;]+)/g)].map((m) => m[1]));
     expect([...tzids].sort()).toEqual(['America/New_York', 'Europe/Berlin']);
     expect(text).toContain('EXDATE;TZID=Europe/Berlin:20270329T100000,20271101T100000\r\n');
@@ -228,7 +241,10 @@ describe('the feed', () => {
         .find((v) => v.getFirstPropertyValue('uid') === uidOf(id))!
         .getFirstPropertyValue('status');
     expect([own, accepted, pending, tentative].map(status)).toEqual(['CONFIRMED', 'CONFIRMED', 'TENTATIVE', 'TENTATIVE']);
-    const organizer = calendar.getAllSubcomponents('vevent').find((v) => v.getFirstPropertyValue('uid') === uidOf(pending))!.getFirstProperty('organizer')!;
+    const organizer = calendar
+      .getAllSubcomponents('vevent')
+      .find((v) => v.getFirstPropertyValue('uid') === uidOf(pending))!
+      .getFirstProperty('organizer')!;
     expect(organizer.getFirstValue()).toBe(`mailto:${bob.email}`);
   }, 60_000);
 
@@ -242,7 +258,13 @@ describe('the feed', () => {
     const code: string = (await send(app, 'POST', `/rooms/${roomId}/invites`, { token: alice.accessToken, body: {} })).json.invite_code;
     const target = await send(app, 'POST', `/rooms/${roomId}/streaming_targets`, {
       token: alice.accessToken,
-      body: { name: 'Channel', kind: 'custom', streaming_endpoint: 'rtmp://live.example.org/app', streaming_key: 'stream-key-77', public_url: 'https://video.example.org/a' },
+      body: {
+        name: 'Channel',
+        kind: 'custom',
+        streaming_endpoint: 'rtmp://live.example.org/app',
+        streaming_key: 'stream-key-77',
+        public_url: 'https://video.example.org/a',
+      },
     });
     expect(target.status).toBe(201);
 

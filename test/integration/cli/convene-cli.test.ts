@@ -120,7 +120,17 @@ describe('convene on a database', { timeout: 240_000 }, () => {
   });
 
   it('creates a tariff, assigns it by e-mail address and lists the tariffs with their users', async () => {
-    const created = await convene('tariffs', 'create', 'pro', '--quota', 'room_participant_limit=50', '--quota', 'max_storage=1073741824', '--disable-module', 'timer');
+    const created = await convene(
+      'tariffs',
+      'create',
+      'pro',
+      '--quota',
+      'room_participant_limit=50',
+      '--quota',
+      'max_storage=1073741824',
+      '--disable-module',
+      'timer',
+    );
     expect(created.code, created.stderr).toBe(0);
     expect(created.stdout).toMatch(/^created tariff pro \(id [0-9a-f-]{36}\)/);
     const again = await convene('tariffs', 'create', 'pro');
@@ -170,7 +180,8 @@ describe('convene on a database', { timeout: 240_000 }, () => {
 
     const added = await convene('webhooks', 'add', 'https://192.0.2.10/hooks', '--event', 'timer.started', '--description', 'audit');
     expect(added.code, added.stderr).toBe(0);
-    const [, id, secret] = /^added operator subscription ([0-9a-f-]{36}) for timer.started\nsecret \(shown this once\): (whsec_\S+)\n$/.exec(added.stdout) ?? [];
+    const [, id, secret] =
+      /^added operator subscription ([0-9a-f-]{36}) for timer.started\nsecret \(shown this once\): (whsec_\S+)\n$/.exec(added.stdout) ?? [];
     expect(secret).toBeDefined();
     const stored = await withDb((database) => database.db.selectFrom('webhook_subscriptions').selectAll().execute());
     expect(stored.map((row) => [row.id, row.owner, row.secret, row.event_types])).toEqual([[id, null, secret, ['timer.started']]]);

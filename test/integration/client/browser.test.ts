@@ -21,9 +21,26 @@ import { freshSource, insertRoom, useSignalingApp } from '../../support/signalin
 import { tcpCut } from '../../support/tcp-cut.js';
 
 const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
 /** The client's modules a browser loads (the types module is imported for types only, so never loaded). */
-const MODULES = ['signaling.js', 'signaling-connection.js', 'signaling-delivery.js', 'signaling-opening.js', 'signaling-errors.js', 'signaling-reconnect.js', 'http.js'];
+const MODULES = [
+  'signaling.js',
+  'signaling-connection.js',
+  'signaling-delivery.js',
+  'signaling-opening.js',
+  'signaling-errors.js',
+  'signaling-reconnect.js',
+  'http.js',
+];
 /** openapi-fetch as published (one ES module without imports), which http.js imports by its bare name. */
 const OPENAPI_FETCH = fileURLToPath(import.meta.resolve('openapi-fetch'));
 
@@ -33,7 +50,8 @@ if (unavailable) console.warn(`test/integration/client/browser.test.ts skipped: 
 /** The module as a browser gets it: the TypeScript source with the types stripped, nothing bundled. */
 async function transpiled(name: string): Promise<string> {
   const source = await readFile(new URL(`../../../packages/client/src/${name.replace(/\.js$/, '.ts')}`, import.meta.url), 'utf8');
-  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } }).outputText;
+  return ts.transpileModule(source, { compilerOptions: { module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022, verbatimModuleSyntax: true } })
+    .outputText;
 }
 
 /** What the page reports: the accepted protocol, the answers it awaited, and every frame it got. */
@@ -85,7 +103,8 @@ async function startInPage({ api, url, roomId, token, source }: { api: string; u
   const connection = await client.startSignaling(http, { url, roomId, reconnect: { initialDelayMs: 20, maxDelayMs: 100, maxAttempts: 100 } });
   const session = { connection, events: [] as unknown[], frames: [] as string[] };
   connection.onConnectionEvent((event: any) => {
-    const cause = event.cause === undefined ? undefined : event.cause instanceof Error ? `${event.cause.name} ${event.cause.code}` : `close ${event.cause.code}`;
+    const cause =
+      event.cause === undefined ? undefined : event.cause instanceof Error ? `${event.cause.name} ${event.cause.code}` : `close ${event.cause.code}`;
     session.events.push({ type: event.type, attempt: event.attempt, cause, resumed: event.resumed, id: event.join?.frame.payload.id, reason: event.reason });
   });
   connection.onFrame((frame: any) => session.frames.push(`${frame.namespace} ${frame.payload.message}`));
@@ -126,7 +145,8 @@ describe.skipIf(unavailable !== undefined)('the typed signaling client in a real
     await page.addScriptTag({ type: 'importmap', content: JSON.stringify({ imports: { 'openapi-fetch': '/client/openapi-fetch.js' } }) });
     await page.addScriptTag({
       type: 'module',
-      content: "import * as signaling from '/client/signaling.js'; import { createHttpClient } from '/client/http.js'; globalThis.convene = { ...signaling, createHttpClient };",
+      content:
+        "import * as signaling from '/client/signaling.js'; import { createHttpClient } from '/client/http.js'; globalThis.convene = { ...signaling, createHttpClient };",
     });
     await page.waitForFunction(() => (globalThis as any).convene !== undefined, undefined, { timeout: 3_000 });
     return page;

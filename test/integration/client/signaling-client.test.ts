@@ -172,14 +172,23 @@ describe('join', () => {
     expect((await bob.join('Bob', { timeoutMs: 3_000 })).result).toBe('in_waiting_room');
     await arrived;
 
-    const [disabled, accepted] = [alice.next('moderation', 'waiting_room_disabled', { timeoutMs: 3_000 }), bob.next('moderation', 'accepted', { timeoutMs: 3_000 })];
+    const [disabled, accepted] = [
+      alice.next('moderation', 'waiting_room_disabled', { timeoutMs: 3_000 }),
+      bob.next('moderation', 'accepted', { timeoutMs: 3_000 }),
+    ];
     alice.send('moderation', { action: 'disable_waiting_room' });
     await Promise.all([disabled, accepted]);
     const { payload: entered } = await bob.enterRoom({ timeoutMs: 3_000 });
 
     const renamed = bob.next('moderation', 'display_name_changed', { timeoutMs: 3_000 });
     alice.send('moderation', { action: 'change_display_name', target: entered.id, new_name: 'Robert' });
-    expect((await renamed).payload).toEqual({ message: 'display_name_changed', target: entered.id, issued_by: expect.any(String), old_name: 'Bob', new_name: 'Robert' });
+    expect((await renamed).payload).toEqual({
+      message: 'display_name_changed',
+      target: entered.id,
+      issued_by: expect.any(String),
+      old_name: 'Bob',
+      new_name: 'Robert',
+    });
   });
 });
 
@@ -289,7 +298,9 @@ describe('opening', () => {
     const withGlobal = await connectSignaling({ url: app.url, ticket }).catch((err: unknown) => err);
     expect(withGlobal).toBeInstanceOf(SignalingConnectError);
     expect((withGlobal as SignalingConnectError).status).toBeUndefined();
-    expect((withGlobal as SignalingConnectError).message).toMatch(/^the socket closed \(1006\) before it opened: the server refused it \(a missing, used, expired/);
+    expect((withGlobal as SignalingConnectError).message).toMatch(
+      /^the socket closed \(1006\) before it opened: the server refused it \(a missing, used, expired/,
+    );
   });
 
   it('rejects an unknown protocol (400 invalid_protocol, read with ws) and an unreachable server', async () => {
@@ -330,12 +341,16 @@ describe('starting without a WebSocket', () => {
     const { moderator } = await room();
     if ('inviteCode' in moderator) throw new Error('the moderator starts with a token');
     const requests: string[] = [];
-    const http = createHttpClient({ baseUrl: `${app.url}/v1`, token: moderator.token, fetch: (input, init) => {
-      const request = new Request(input, init);
-      request.headers.set('x-forwarded-for', freshSource());
-      requests.push(request.url);
-      return fetch(request);
-    } });
+    const http = createHttpClient({
+      baseUrl: `${app.url}/v1`,
+      token: moderator.token,
+      fetch: (input, init) => {
+        const request = new Request(input, init);
+        request.headers.set('x-forwarded-for', freshSource());
+        requests.push(request.url);
+        return fetch(request);
+      },
+    });
     const global = globalThis as { WebSocket?: unknown };
     const saved = global.WebSocket;
     delete global.WebSocket;
@@ -365,7 +380,11 @@ describe('validation', () => {
 
   it.each([
     ['a frame that breaks its schema', brokenStarted, 'server frame breaks its schema'],
-    ['an event the contract does not have', JSON.stringify({ namespace: 'timer', timestamp, payload: { message: 'paused' } }), 'server sent an event the contract does not have'],
+    [
+      'an event the contract does not have',
+      JSON.stringify({ namespace: 'timer', timestamp, payload: { message: 'paused' } }),
+      'server sent an event the contract does not have',
+    ],
   ])('with validate, fails the waits and closes with 4002 on %s', async (_what, frame, problem) => {
     const server = await standIn(frame);
     try {

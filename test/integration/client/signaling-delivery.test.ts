@@ -67,6 +67,10 @@ describe.each(implementations)('on %s', (_name, WebSocket) => {
     const failure = await connection.join('Alice', { timeoutMs: 3_000 }).catch((err: unknown) => err);
     expect(failure).toBeInstanceOf(SignalingClosedError);
     expect(failure).toMatchObject({ message: 'the socket closed (4000) before answer to join', close: { code: 4000 } });
-    await expect(connection.join('Alice')).rejects.toMatchObject({ name: 'SignalingClosedError', message: 'cannot send control join: the socket is closed', close: { code: 4000 } });
+    await expect(connection.join('Alice')).rejects.toMatchObject({
+      name: 'SignalingClosedError',
+      message: 'cannot send control join: the socket is closed',
+      close: { code: 4000 },
+    });
   });
 });

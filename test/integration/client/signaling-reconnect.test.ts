@@ -52,7 +52,10 @@ function httpClient(instance: TestApp, starts: StartLog, token?: string): Conven
   const logged: typeof fetch = async (input, init) => {
     const request = new Request(input, init);
     request.headers.set('x-forwarded-for', freshSource());
-    const { resumption } = (await request.clone().json().catch(() => ({}))) as { resumption?: unknown };
+    const { resumption } = (await request
+      .clone()
+      .json()
+      .catch(() => ({}))) as { resumption?: unknown };
     const response = await fetch(request);
     starts.push({ path: new URL(request.url).pathname, status: response.status, resumption });
     return response;
@@ -70,7 +73,10 @@ interface Started {
 }
 
 /** Starts with the typed client (the socket through `via` when given), recording its events and frames. */
-async function start(starter: Starter, options: { via?: TcpCut; reconnect?: ReconnectOptions | boolean; WebSocket?: WebSocketConstructor; instance?: TestApp } = {}): Promise<Started> {
+async function start(
+  starter: Starter,
+  options: { via?: TcpCut; reconnect?: ReconnectOptions | boolean; WebSocket?: WebSocketConstructor; instance?: TestApp } = {},
+): Promise<Started> {
   const instance = options.instance ?? app;
   const guest = 'inviteCode' in starter;
   const starts: StartLog = [];
@@ -90,7 +96,8 @@ async function start(starter: Starter, options: { via?: TcpCut; reconnect?: Reco
   return { connection, events, frames, starts };
 }
 
-const describeFrame = (frame: ServerEvent) => `${frame.namespace} ${(frame.payload as { message?: string }).message ?? (frame.payload as { action?: string }).action}`;
+const describeFrame = (frame: ServerEvent) =>
+  `${frame.namespace} ${(frame.payload as { message?: string }).message ?? (frame.payload as { action?: string }).action}`;
 
 async function joined(connection: SignalingConnection, name: string) {
   const answer = await connection.join(name, { timeoutMs: 3_000 });
@@ -144,7 +151,10 @@ describe.each(implementations)('on %s', (_name, WebSocket) => {
     expect(alice.starts[1]?.resumption).toBe(firstToken);
     expect(alice.connection.resumption).not.toBe(firstToken);
 
-    const started = Promise.all([alice.connection.next('timer', 'started', { timeoutMs: 3_000 }), bob.connection.next('timer', 'started', { timeoutMs: 3_000 })]);
+    const started = Promise.all([
+      alice.connection.next('timer', 'started', { timeoutMs: 3_000 }),
+      bob.connection.next('timer', 'started', { timeoutMs: 3_000 }),
+    ]);
     alice.connection.send('timer', { action: 'start', kind: 'stopwatch', enable_ready_check: false });
     await started;
     expect(alice.frames).toEqual(['control join_success', 'control joined', 'control join_success', 'timer started']);
@@ -199,7 +209,7 @@ describe('bounds', () => {
     expect(end.error).toMatchObject({ name: 'SignalingStartError', status: 401, code: 'wrong_room_password' });
   });
 
-  it("retries when the server goes away (1001), and gives up once the instance stays gone", async () => {
+  it('retries when the server goes away (1001), and gives up once the instance stays gone', async () => {
     const other = await app.withConfig({});
     let stopped = false;
     try {

@@ -35,21 +35,14 @@ function tokenOf(kind: CallerKind): string | undefined {
   return bob.accessToken;
 }
 
-const snapshot = () =>
-  app.convene.database.db
-    .selectFrom('event_invites')
-    .select(['invitee', 'role', 'status'])
-    .orderBy('invitee')
-    .execute();
+const snapshot = () => app.convene.database.db.selectFrom('event_invites').select(['invitee', 'role', 'status']).orderBy('invitee').execute();
 
 const OPERATIONS = {
   create_event_invite: (token?: string) => inviteOps.create_event_invite(app, event.id, { token, body: { invitee: carol.id } }),
   get_event_invites: (token?: string) => inviteOps.get_event_invites(app, event.id, { token }),
-  update_event_invite: (token?: string) =>
-    inviteOps.update_event_invite(app, event.id, dave.id, { token, body: { role: 'moderator' } }),
+  update_event_invite: (token?: string) => inviteOps.update_event_invite(app, event.id, dave.id, { token, body: { role: 'moderator' } }),
   delete_event_invite: (token?: string) => inviteOps.delete_event_invite(app, event.id, dave.id, { token }),
-  delete_email_event_invite: (token?: string) =>
-    inviteOps.delete_email_event_invite(app, event.id, { token, body: { email: dave.email } }),
+  delete_email_event_invite: (token?: string) => inviteOps.delete_email_event_invite(app, event.id, { token, body: { email: dave.email } }),
   accept_event_invite: (token?: string) => inviteOps.accept_event_invite(app, event.id, { token }),
   decline_event_invite: (token?: string) => inviteOps.decline_event_invite(app, event.id, { token }),
 };
@@ -113,7 +106,7 @@ describe('the answer of a successful call', () => {
     await setUp();
   });
 
-  it('accept and decline set only the caller\'s own status', async () => {
+  it("accept and decline set only the caller's own status", async () => {
     expect((await inviteOps.accept_event_invite(app, event.id, { token: bob.accessToken })).status).toBe(204);
     let rows = await snapshot();
     expect(rows.find((r) => r.invitee === bob.id)?.status).toBe('accepted');

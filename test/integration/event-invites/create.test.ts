@@ -16,11 +16,9 @@ beforeEach(async () => {
   event = await createEvent(app, ada);
 });
 
-const invite = (body: unknown, query?: string, on: TestApp = app) =>
-  inviteOps.create_event_invite(on, event.id, { token: ada.accessToken, body, query });
+const invite = (body: unknown, query?: string, on: TestApp = app) => inviteOps.create_event_invite(on, event.id, { token: ada.accessToken, body, query });
 
-const emailInvites = () =>
-  app.convene.database.db.selectFrom('event_email_invites').selectAll().where('event_id', '=', event.id).execute();
+const emailInvites = () => app.convene.database.db.selectFrom('event_email_invites').selectAll().where('event_id', '=', event.id).execute();
 
 describe('inviting a registered user by id', () => {
   it('answers 201 and invites them as a pending user by default', async () => {
@@ -94,11 +92,7 @@ describe('inviting by e-mail address', () => {
       expect(more).toEqual([]);
       expect(row).toMatchObject({ email: 'carol@elsewhere.test', role: 'moderator', created_by: ada.id });
       expect(row!.room_invite_code).toEqual(expect.any(String));
-      const code = await app.convene.database.db
-        .selectFrom('room_invites')
-        .selectAll()
-        .where('code', '=', row!.room_invite_code!)
-        .executeTakeFirstOrThrow();
+      const code = await app.convene.database.db.selectFrom('room_invites').selectAll().where('code', '=', row!.room_invite_code!).executeTakeFirstOrThrow();
       expect(code).toMatchObject({ room_id: event.roomId, created_by: ada.id, active: true, expiration: null });
     });
 
@@ -126,7 +120,10 @@ describe('malformed requests', () => {
       const address = (length: number) => {
         const local = 'a'.repeat(64);
         let domain = 'b'.repeat(length - local.length - 1 - '.test'.length);
-        domain = domain.match(/.{1,63}/g)!.join('.').slice(0, domain.length);
+        domain = domain
+          .match(/.{1,63}/g)!
+          .join('.')
+          .slice(0, domain.length);
         return `${local}@${domain}.test`;
       };
       expect(address(254)).toHaveLength(254);

@@ -76,7 +76,10 @@ describe('listInvitees', () => {
   it('shows e-mail invitees with an avatar of the configured base', async () => {
     const page = await listInvitees(db, quiet.id, { limit: 1, offset: 0, avatarBaseUrl: 'https://avatars.test/' });
     expect(page.items).toEqual([
-      { profile: { kind: 'email', email: 'xia@elsewhere.test', avatar_url: libravatarUrl('https://avatars.test/', 'xia@elsewhere.test'), role: 'user' }, status: 'pending' },
+      {
+        profile: { kind: 'email', email: 'xia@elsewhere.test', avatar_url: libravatarUrl('https://avatars.test/', 'xia@elsewhere.test'), role: 'user' },
+        status: 'pending',
+      },
     ]);
   });
 });

@@ -18,8 +18,7 @@ beforeEach(async () => {
   event = await createEvent(app, ada, 'Planning', { timed: true });
 });
 
-const outbox = () =>
-  app.convene.database.db.selectFrom('email_outbox').select(['kind', 'event_id', 'recipients', 'text', 'ics']).orderBy('id').execute();
+const outbox = () => app.convene.database.db.selectFrom('email_outbox').select(['kind', 'event_id', 'recipients', 'text', 'ics']).orderBy('id').execute();
 const invite = (body: unknown, query?: string) => inviteOps.create_event_invite(external, event.id, { token: ada.accessToken, body, query });
 
 describe('invited', () => {
@@ -34,10 +33,7 @@ describe('invited', () => {
 
   it('mails an external address its room invite code', async () => {
     expect((await invite({ email: 'zoe@elsewhere.test' })).status).toBe(201);
-    const { room_invite_code: code } = await app.convene.database.db
-      .selectFrom('event_email_invites')
-      .select('room_invite_code')
-      .executeTakeFirstOrThrow();
+    const { room_invite_code: code } = await app.convene.database.db.selectFrom('event_email_invites').select('room_invite_code').executeTakeFirstOrThrow();
     const [mail, ...more] = await outbox();
     expect(more).toEqual([]);
     expect(mail).toMatchObject({ kind: 'invited', recipients: ['zoe@elsewhere.test'] });

@@ -19,14 +19,10 @@ beforeEach(async () => {
 });
 
 const db = () => app.convene.database.db;
-const invite = async (body: unknown) =>
-  expect((await inviteOps.create_event_invite(external, event.id, { token: ada.accessToken, body })).status).toBe(201);
-const favorite = (user: TestUser, eventId = event.id) =>
-  db().insertInto('event_favorites').values({ user_id: user.id, event_id: eventId }).execute();
-const favoritesOf = (user: TestUser) =>
-  db().selectFrom('event_favorites').select('event_id').where('user_id', '=', user.id).execute();
-const byEmail = (email: unknown, query?: string) =>
-  inviteOps.delete_email_event_invite(app, event.id, { token: ada.accessToken, body: { email }, query });
+const invite = async (body: unknown) => expect((await inviteOps.create_event_invite(external, event.id, { token: ada.accessToken, body })).status).toBe(201);
+const favorite = (user: TestUser, eventId = event.id) => db().insertInto('event_favorites').values({ user_id: user.id, event_id: eventId }).execute();
+const favoritesOf = (user: TestUser) => db().selectFrom('event_favorites').select('event_id').where('user_id', '=', user.id).execute();
+const byEmail = (email: unknown, query?: string) => inviteOps.delete_email_event_invite(app, event.id, { token: ada.accessToken, body: { email }, query });
 
 describe('delete_event_invite', () => {
   it("withdraws the invitation and the user's favorite of this event only", async () => {
@@ -71,11 +67,11 @@ describe('delete_email_event_invite', () => {
   it('withdraws an e-mail invitation, whatever the case of the address, and deactivates its invite code', async () => {
     await invite({ email: 'zoe@elsewhere.test' });
     await invite({ email: 'yan@elsewhere.test' });
-    const [{ room_invite_code: code }] = await db()
+    const [{ room_invite_code: code }] = (await db()
       .selectFrom('event_email_invites')
       .select('room_invite_code')
       .where('email', '=', 'zoe@elsewhere.test')
-      .execute() as [{ room_invite_code: string }];
+      .execute()) as [{ room_invite_code: string }];
 
     const res = await byEmail('ZOE@Elsewhere.test');
     expect(res.status, res.text_).toBe(204);
@@ -146,8 +142,7 @@ describe('delete_email_event_invite', () => {
   });
 
   it('refuses a missing body, a body without email and malformed JSON', async () => {
-    const run = (init: { body?: unknown; rawBody?: string }) =>
-      inviteOps.delete_email_event_invite(app, event.id, { token: ada.accessToken, ...init });
+    const run = (init: { body?: unknown; rawBody?: string }) => inviteOps.delete_email_event_invite(app, event.id, { token: ada.accessToken, ...init });
     expect((await run({})).status).toBe(400);
     expect((await run({ body: {} })).status).toBe(400);
     const malformed = await run({ rawBody: '{"email"' });

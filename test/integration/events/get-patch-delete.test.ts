@@ -11,8 +11,7 @@ beforeEach(async () => {
 });
 
 const db = () => app.convene.database.db;
-const patch = (event: Event, body: unknown, query = '') =>
-  send(app, 'PATCH', `/events/${event.id}${query}`, { token: alice.accessToken, body });
+const patch = (event: Event, body: unknown, query = '') => send(app, 'PATCH', `/events/${event.id}${query}`, { token: alice.accessToken, body });
 const exceptionCount = async (eventId: string) =>
   (await db().selectFrom('event_exceptions').select('instance_start').where('event_id', '=', eventId).execute()).length;
 const addException = (event: Event, start: string) =>
@@ -25,8 +24,7 @@ describe('get_event', () => {
     await invite(app, event.id, alice, bob, 'accepted');
     await invite(app, event.id, alice, carol);
     await db().insertInto('event_email_invites').values({ event_id: event.id, email: 'dave@example.com', created_by: alice.id }).execute();
-    const get = (max?: number) =>
-      send(app, 'GET', `/events/${event.id}${max === undefined ? '' : `?invitees_max=${max}`}`, { token: alice.accessToken });
+    const get = (max?: number) => send(app, 'GET', `/events/${event.id}${max === undefined ? '' : `?invitees_max=${max}`}`, { token: alice.accessToken });
 
     const none = await get();
     expect(none.json).toMatchObject({ invitees: [], invitees_truncated: true });
@@ -166,7 +164,12 @@ describe('patch_event', () => {
 
 describe('delete_event', () => {
   it('deletes the event with its room, SIP config, exceptions and favorites, after queueing the cancellation', async () => {
-    const event = await createEvent(app, alice, timedBody({ starts_at: at('2030-01-01T09:00:00Z'), ends_at: at('2030-01-01T10:00:00Z') }), '?suppress_email_notification=true');
+    const event = await createEvent(
+      app,
+      alice,
+      timedBody({ starts_at: at('2030-01-01T09:00:00Z'), ends_at: at('2030-01-01T10:00:00Z') }),
+      '?suppress_email_notification=true',
+    );
     await invite(app, event.id, alice, bob);
     await db().insertInto('event_favorites').values({ user_id: bob.id, event_id: event.id }).execute();
     const res = await send(app, 'DELETE', `/events/${event.id}`, { token: alice.accessToken });

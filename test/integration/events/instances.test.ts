@@ -12,7 +12,8 @@ const instances = (event: Event, query = '') => send(app, 'GET', `/events/${even
 const instance = (event: Event, id: string) => send(app, 'GET', `/events/${event.id}/instances/${id}`, { token: alice.accessToken });
 const patchInstance = (event: Event, id: string, body: unknown) =>
   send(app, 'PATCH', `/events/${event.id}/instances/${id}`, { token: alice.accessToken, body });
-const weekly = (count = 5) => createEvent(app, alice, timedBody({ recurrence_pattern: [`RRULE:FREQ=WEEKLY;COUNT=${count}`] }), '?suppress_email_notification=true');
+const weekly = (count = 5) =>
+  createEvent(app, alice, timedBody({ recurrence_pattern: [`RRULE:FREQ=WEEKLY;COUNT=${count}`] }), '?suppress_email_notification=true');
 
 /** The wall-clock time of an instant in Berlin, as HH:MM. */
 const berlinTime = (iso: string) =>
@@ -44,32 +45,44 @@ describe('get_event_instances', () => {
   });
 
   it('keeps a 10:00 Berlin meeting at 10:00 local across both daylight-saving changes', async () => {
-    const spring = await createEvent(app, alice, timedBody({
-      starts_at: at('2026-03-19T09:00:00Z'),
-      ends_at: at('2026-03-19T10:00:00Z'),
-      recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=4'],
-    }));
+    const spring = await createEvent(
+      app,
+      alice,
+      timedBody({
+        starts_at: at('2026-03-19T09:00:00Z'),
+        ends_at: at('2026-03-19T10:00:00Z'),
+        recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=4'],
+      }),
+    );
     const starts = (await instances(spring)).json.map((i: any) => i.starts_at.datetime);
     expect(starts).toEqual(['2026-03-19T09:00:00Z', '2026-03-26T09:00:00Z', '2026-04-02T08:00:00Z', '2026-04-09T08:00:00Z']);
     expect(starts.map(berlinTime)).toEqual(['10:00', '10:00', '10:00', '10:00']);
 
-    const autumn = await createEvent(app, alice, timedBody({
-      starts_at: at('2026-10-15T08:00:00Z'),
-      ends_at: at('2026-10-15T09:00:00Z'),
-      recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=3'],
-    }));
+    const autumn = await createEvent(
+      app,
+      alice,
+      timedBody({
+        starts_at: at('2026-10-15T08:00:00Z'),
+        ends_at: at('2026-10-15T09:00:00Z'),
+        recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=3'],
+      }),
+    );
     const list = (await instances(autumn)).json;
     expect(list.map((i: any) => i.instance_id)).toEqual(['20261015T080000Z', '20261022T080000Z', '20261029T090000Z']);
     expect(list.map((i: any) => berlinTime(i.ends_at.datetime))).toEqual(['11:00', '11:00', '11:00']);
   });
 
   it('expands an all-day series day by day at 00:00 UTC', async () => {
-    const allDay = await createEvent(app, alice, timedBody({
-      is_all_day: true,
-      starts_at: at('2026-12-24T00:00:00Z'),
-      ends_at: at('2026-12-25T00:00:00Z'),
-      recurrence_pattern: ['RRULE:FREQ=DAILY;COUNT=3'],
-    }));
+    const allDay = await createEvent(
+      app,
+      alice,
+      timedBody({
+        is_all_day: true,
+        starts_at: at('2026-12-24T00:00:00Z'),
+        ends_at: at('2026-12-25T00:00:00Z'),
+        recurrence_pattern: ['RRULE:FREQ=DAILY;COUNT=3'],
+      }),
+    );
     const list = (await instances(allDay)).json;
     expect(list.map((i: any) => [i.starts_at.datetime, i.ends_at.datetime, i.is_all_day])).toEqual([
       ['2026-12-24T00:00:00Z', '2026-12-25T00:00:00Z', true],
@@ -187,7 +200,10 @@ describe('get_event_instances: time ranges apply where an occurrence is', () => 
     expect(await listed(event, '')).toEqual(everything);
     for (const perPage of [1, 2, 3]) {
       const { items, pages } = await allPages(app, alice.accessToken, `/events/${event.id}/instances?per_page=${perPage}`);
-      expect(items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`), `per_page=${perPage}`).toEqual(everything);
+      expect(
+        items.map((i) => `${i.instance_id}@${i.starts_at.datetime}`),
+        `per_page=${perPage}`,
+      ).toEqual(everything);
       expect(pages).toBe(Math.ceil(5 / perPage));
     }
     const range = 'time_min=2026-12-14T00:00:00Z&time_max=2026-12-21T00:00:00Z';

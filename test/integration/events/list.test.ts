@@ -33,7 +33,11 @@ describe('get_events order and pagination', () => {
     const created: Event[] = [];
     for (let i = 0; i < 25; i++) {
       // a few share a start, and a few are time-independent, so that every part of the keyset is crossed
-      created.push(i % 7 === 0 ? await createEvent(app, alice, timeIndependentBody({ title: `ti ${i}` })) : await hourAt(`2026-12-${String(1 + (i % 5)).padStart(2, '0')}T09:00:00Z`));
+      created.push(
+        i % 7 === 0
+          ? await createEvent(app, alice, timeIndependentBody({ title: `ti ${i}` }))
+          : await hourAt(`2026-12-${String(1 + (i % 5)).padStart(2, '0')}T09:00:00Z`),
+      );
     }
     const whole = await list('per_page=100');
     const { items, pages } = await allPages(app, alice.accessToken, '/events?per_page=10');
@@ -128,7 +132,11 @@ describe('get_events filters', () => {
 
   it('includes a recurring event while its series spans the range, an open-ended one always after its start', async () => {
     const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5'] })); // Dec 1 … Dec 29 10:00
-    const daily = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=DAILY'], starts_at: at('2027-01-01T09:00:00Z'), ends_at: at('2027-01-01T10:00:00Z') }));
+    const daily = await createEvent(
+      app,
+      alice,
+      timedBody({ recurrence_pattern: ['RRULE:FREQ=DAILY'], starts_at: at('2027-01-01T09:00:00Z'), ends_at: at('2027-01-01T10:00:00Z') }),
+    );
     const range = async (q: string) => ids((await list(q)).json);
     expect(await range('time_min=2026-12-20T00:00:00Z&time_max=2026-12-21T00:00:00Z')).toEqual([weekly.id]);
     expect(await range('time_min=2026-12-29T10:00:00Z&time_max=2026-12-30T00:00:00Z')).toEqual([weekly.id]);
@@ -141,7 +149,10 @@ describe('get_events filters', () => {
     const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=5'] }), '?suppress_email_notification=true'); // Dec 1 … Dec 29
     const range = async (q: string) => ids((await list(q)).json);
     const move = async (id: string, start: string, end: string) => {
-      const res = await send(app, 'PATCH', `/events/${weekly.id}/instances/${id}`, { token: alice.accessToken, body: { starts_at: at(start), ends_at: at(end) } });
+      const res = await send(app, 'PATCH', `/events/${weekly.id}/instances/${id}`, {
+        token: alice.accessToken,
+        body: { starts_at: at(start), ends_at: at(end) },
+      });
       expect(res.status, JSON.stringify(res.json)).toBe(200);
     };
     const january = 'time_min=2027-01-05T00:00:00Z&time_max=2027-01-06T00:00:00Z';
@@ -178,12 +189,15 @@ describe('get_events filters', () => {
 
     // the single instance of a non-recurring event moves the event's span
     const single = await hourAt('2027-02-01T09:00:00Z');
-    const moved = await send(app, 'PATCH', `/events/${single.id}/instances/20270201T090000Z`, { token: alice.accessToken, body: { starts_at: at('2027-02-03T09:00:00Z'), ends_at: at('2027-02-03T10:00:00Z') } });
+    const moved = await send(app, 'PATCH', `/events/${single.id}/instances/20270201T090000Z`, {
+      token: alice.accessToken,
+      body: { starts_at: at('2027-02-03T09:00:00Z'), ends_at: at('2027-02-03T10:00:00Z') },
+    });
     expect(moved.status).toBe(200);
     expect(await range('time_min=2027-02-03T00:00:00Z&time_max=2027-02-04T00:00:00Z')).toEqual([single.id]);
   });
 
-  it('widens a series\' span by every one of its occurrences moved at once', async () => {
+  it("widens a series' span by every one of its occurrences moved at once", async () => {
     const weekly = await createEvent(app, alice, timedBody({ recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=8'] }), '?suppress_email_notification=true'); // Dec 1 … Jan 19
     const targets = ['2027-02-01', '2027-02-02', '2027-02-03', '2027-02-04', '2027-02-05', '2027-02-06'];
     const originals = ['20261201', '20261208', '20261215', '20261222', '20261229', '20270105'];

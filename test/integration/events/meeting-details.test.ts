@@ -28,7 +28,15 @@ const patch = (user: TestUser, eventId: string, body: unknown) =>
 const post = (user: TestUser, body: unknown) => send(app, 'POST', '/events?suppress_email_notification=true', { token: user.accessToken, body });
 const roomTargets = async (roomId: string) =>
   (await send(app, 'GET', `/rooms/${roomId}/streaming_targets`, { token: owner.accessToken })).json as (typeof TARGET & { id: string })[];
-const eventCount = async () => Number((await dbOf(app).selectFrom('events').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow()).n);
+const eventCount = async () =>
+  Number(
+    (
+      await dbOf(app)
+        .selectFrom('events')
+        .select((eb) => eb.fn.countAll().as('n'))
+        .executeTakeFirstOrThrow()
+    ).n,
+  );
 
 describe('show_meeting_details', () => {
   it('is false unless sent, stored on create and update, and returned by create, get, patch and the list', async () => {
@@ -125,7 +133,11 @@ describe('get_room_event and show_meeting_details', () => {
     const older = await insertInvite(app, event.room.id, owner, { expiration: new Date(Date.now() + 3_600_000) });
     await insertInvite(app, event.room.id, owner);
     // two inserts can share a timestamp (the embedded database's clock): make the first the older one
-    await dbOf(app).updateTable('room_invites').set({ created_at: new Date(Date.now() - 60_000) }).where('code', '=', older).execute();
+    await dbOf(app)
+      .updateTable('room_invites')
+      .set({ created_at: new Date(Date.now() - 60_000) })
+      .where('code', '=', older)
+      .execute();
     expect((await details()).invite_code_id).toBe(older);
   });
 
@@ -143,7 +155,7 @@ describe('get_room_event and show_meeting_details', () => {
 });
 
 describe('streaming_targets', () => {
-  it('creates the targets on the event\'s room and lists them on the event, the key for the owner only', async () => {
+  it("creates the targets on the event's room and lists them on the event, the key for the owner only", async () => {
     const event = await createEvent(app, owner, timedBody({ streaming_targets: [TARGET, SECOND] }));
     expect(event.streaming_targets).toEqual([
       { id: expect.any(String), ...TARGET },
@@ -167,7 +179,7 @@ describe('streaming_targets', () => {
     expect((await get(owner, event.id)).json.streaming_targets).toEqual([created.json]);
   });
 
-  it('an update replaces the room\'s targets as a whole; [] removes them; leaving it out keeps them', async () => {
+  it("an update replaces the room's targets as a whole; [] removes them; leaving it out keeps them", async () => {
     const event = await createEvent(app, owner, timeIndependentBody({ streaming_targets: [TARGET] }));
     const replaced = await patch(owner, event.id, { streaming_targets: [SECOND, { ...TARGET, id: event.streaming_targets[0]!.id }] });
     expect(replaced.status).toBe(200);

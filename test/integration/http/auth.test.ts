@@ -41,7 +41,10 @@ describe('login', () => {
     const res = await post({ id_token: await mint() });
     expect(res.status).toBe(400);
     expect(JSON.parse(res.text_)).toMatchObject({ code: 'invalid_id_token', status: '400' });
-    const count = await app.convene.database.db.selectFrom('users').select((eb) => eb.fn.countAll().as('n')).executeTakeFirstOrThrow();
+    const count = await app.convene.database.db
+      .selectFrom('users')
+      .select((eb) => eb.fn.countAll().as('n'))
+      .executeTakeFirstOrThrow();
     expect(Number(count.n)).toBe(0);
   });
 
@@ -131,7 +134,7 @@ describe('tokens the issuer signed for another client, and ID tokens', () => {
     return { alice, otherClients: await app.issuer.bad.otherClient('access', { sub: `sub-${alice.name}` }) };
   };
 
-  it('refuses another client\'s access token of a registered user with 401, reading and deleting alike', async () => {
+  it("refuses another client's access token of a registered user with 401, reading and deleting alike", async () => {
     const { alice, otherClients } = await asAlice();
     const me = await app.api(otherClients).GET('/users/me');
     expect(me.response.status).toBe(401);
@@ -145,14 +148,14 @@ describe('tokens the issuer signed for another client, and ID tokens', () => {
     expect((await app.api(alice.accessToken).GET('/rooms/{room_id}', path)).response.status).toBe(200);
   });
 
-  it('refuses the user\'s own ID token as an access token with 401', async () => {
+  it("refuses the user's own ID token as an access token with 401", async () => {
     const { alice } = await asAlice();
     const { response, error } = await app.api(alice.idToken).GET('/users/me');
     expect(response.status).toBe(401);
     expect(error).toMatchObject({ code: 'unauthorized' });
   });
 
-  it('refuses, at the gateway check, another client\'s token carrying the call-in role', async () => {
+  it("refuses, at the gateway check, another client's token carrying the call-in role", async () => {
     const body = { id: '0123456789', pin: '0123456789' };
     const roles = { realm_access: { roles: ['call-in'] } };
     const gateway = await app.api(await app.issuer.serviceToken(['call-in'])).POST('/services/call_in/start', { body });

@@ -89,11 +89,20 @@ describe('Cache-Control: no-store', () => {
     expect(noStore(invite)).toBe('no-store');
     const target = await post(app, `/v1/rooms/${roomId}/streaming_targets`, {
       token,
-      body: { kind: 'custom', name: 'Stream', streaming_endpoint: 'rtmp://127.0.0.1/live', streaming_key: 'stream-key', public_url: 'https://example.test/live' },
+      body: {
+        kind: 'custom',
+        name: 'Stream',
+        streaming_endpoint: 'rtmp://127.0.0.1/live',
+        streaming_key: 'stream-key',
+        public_url: 'https://example.test/live',
+      },
     });
     expect(target.status, JSON.stringify(target.body)).toBe(201);
     expect(noStore(target)).toBe('no-store');
-    const sip = await app.request('PUT', `/v1/rooms/${roomId}/sip`, { headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"lobby":false}' });
+    const sip = await app.request('PUT', `/v1/rooms/${roomId}/sip`, {
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"lobby":false}',
+    });
     expect(sip.status, sip.text_).toBeLessThan(300);
     expect(noStore(sip)).toBe('no-store');
   });
@@ -102,7 +111,9 @@ describe('Cache-Control: no-store', () => {
     const gets = Object.entries(operations).filter(([, op]) => op.method === 'get');
     const server = (path: string) => String(doc.paths[path].servers?.[0]?.url ?? '/v1').replace(/\/$/, '');
     for (const [id, { path }] of gets) {
-      const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : m === '{room_id}' ? roomId : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+      const concrete = path.replace(/\{[^}]+\}/g, (m) =>
+        m === '{instance_id}' ? '20260101T100000Z' : m === '{room_id}' ? roomId : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00',
+      );
       const res = await fetch(`${app.url}${server(path)}${concrete}`, { headers: { authorization: `Bearer ${alice.accessToken}` } });
       await res.arrayBuffer();
       expect(noStore(res), `${id} (${res.status})`).toBe('no-store');

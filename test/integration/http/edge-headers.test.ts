@@ -64,7 +64,12 @@ describe('/docs', () => {
     await res.arrayBuffer();
     expect(res.status).toBe(200);
     const policy = res.headers.get('content-security-policy') ?? '';
-    const directives = new Map(policy.split(';').map((d) => d.trim().split(/\s+/)).map(([name, ...values]) => [name, values]));
+    const directives = new Map(
+      policy
+        .split(';')
+        .map((d) => d.trim().split(/\s+/))
+        .map(([name, ...values]) => [name, values]),
+    );
     expect(directives.get('default-src')).toEqual(["'self'"]);
     expect(directives.get('script-src')).toEqual(["'self'"]); // no inline script, no eval, nothing from elsewhere
     expect(directives.get('object-src')).toEqual(["'none'"]);

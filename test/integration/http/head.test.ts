@@ -38,7 +38,9 @@ describe('HEAD', () => {
   });
 
   it.each(getOperations)('answers %s with the status of GET', async (_id, { path }) => {
-    const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : m === '{room_id}' ? roomId : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+    const concrete = path.replace(/\{[^}]+\}/g, (m) =>
+      m === '{instance_id}' ? '20260101T100000Z' : m === '{room_id}' ? roomId : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00',
+    );
     const { get, head, headBody } = await both(`${server(path)}${concrete}`, { authorization: `Bearer ${alice.accessToken}` });
     expect(head.status).toBe(get.status);
     expect(headBody.byteLength).toBe(0);

@@ -17,16 +17,29 @@ afterAll(() => app?.close());
 describe('errors at the edge', () => {
   // every operation whose body must set something: unknown fields are ignored, so they set nothing
   const resolve = (schema: any): any =>
-    schema?.$ref ? resolve(schema.$ref.slice(2).split('/').reduce((node: any, key: string) => node[key], openapiDocument)) : schema;
+    schema?.$ref
+      ? resolve(
+          schema.$ref
+            .slice(2)
+            .split('/')
+            .reduce((node: any, key: string) => node[key], openapiDocument),
+        )
+      : schema;
   const nonEmptyBodies = Object.entries(operations).filter(([, op]) => {
     const schema = resolve(openapiDocument.paths[op.path][op.method].requestBody?.content?.['application/json']?.schema);
     return schema?.minProperties > 0;
   });
 
   it('has operations whose body must not be empty', () => {
-    expect(nonEmptyBodies.map(([id]) => id).sort()).toEqual(
-      ['patch_event', 'patch_event_instance', 'patch_me', 'patch_room', 'patch_room_streaming_target', 'put_room_sip_config', 'update_room_invite'],
-    );
+    expect(nonEmptyBodies.map(([id]) => id).sort()).toEqual([
+      'patch_event',
+      'patch_event_instance',
+      'patch_me',
+      'patch_room',
+      'patch_room_streaming_target',
+      'put_room_sip_config',
+      'update_room_invite',
+    ]);
   });
 
   it.each(nonEmptyBodies)('%s refuses a body of unknown fields only like an empty one', async (_id, { method, path }) => {
@@ -61,23 +74,26 @@ describe('errors at the edge', () => {
   });
 
   // runs only while some operation of the contract is still unbuilt
-  it.skipIf(Object.keys(NOT_YET_IMPLEMENTED).length === 0).each(Object.entries(NOT_YET_IMPLEMENTED))('%s answers 501 with the error body until issue %i lands', async (id) => {
-    const { method, path } = operations[id as keyof typeof operations];
-    const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
-    const op = openapiDocument.paths[path][method];
-    const content = op.requestBody?.content ?? {};
-    const type = Object.keys(content)[0];
-    const body = type === 'application/json' ? JSON.stringify(content[type].example ?? {}) : type ? 'bytes' : undefined;
-    const query = id === 'create_room_asset' ? '?filename=a.txt' : '';
-    // the call-in start is for gateways holding a service token with the call-in role
-    const token = id === 'start_call_in' ? await app.issuer.serviceToken(['call-in']) : alice.accessToken;
-    const res = await app.request(method.toUpperCase(), `/v1${concrete}${query}`, {
-      headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) },
-      body,
-    });
-    expect(res.status, res.text_).toBe(501);
-    expect(JSON.parse(res.text_)).toMatchObject({ code: 'not_implemented', status: '501' });
-  });
+  it.skipIf(Object.keys(NOT_YET_IMPLEMENTED).length === 0).each(Object.entries(NOT_YET_IMPLEMENTED))(
+    '%s answers 501 with the error body until issue %i lands',
+    async (id) => {
+      const { method, path } = operations[id as keyof typeof operations];
+      const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+      const op = openapiDocument.paths[path][method];
+      const content = op.requestBody?.content ?? {};
+      const type = Object.keys(content)[0];
+      const body = type === 'application/json' ? JSON.stringify(content[type].example ?? {}) : type ? 'bytes' : undefined;
+      const query = id === 'create_room_asset' ? '?filename=a.txt' : '';
+      // the call-in start is for gateways holding a service token with the call-in role
+      const token = id === 'start_call_in' ? await app.issuer.serviceToken(['call-in']) : alice.accessToken;
+      const res = await app.request(method.toUpperCase(), `/v1${concrete}${query}`, {
+        headers: { authorization: `Bearer ${token}`, ...(type ? { 'content-type': type } : {}) },
+        body,
+      });
+      expect(res.status, res.text_).toBe(501);
+      expect(JSON.parse(res.text_)).toMatchObject({ code: 'not_implemented', status: '501' });
+    },
+  );
 });
 
 describe('access', () => {
@@ -86,20 +102,25 @@ describe('access', () => {
     return [id, op.method, op.path, spec.security as unknown[]] as const;
   });
 
-  it.each(all.filter(([, , , security]) => security.length > 0))(
-    '%s refuses anonymous callers with 401 and a challenge',
-    async (_id, method, path) => {
-      const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
-      const res = await app.request(method.toUpperCase(), `/v1${concrete}`);
-      expect(res.status).toBe(401);
-      expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
-      expect(JSON.parse(res.text_)).toMatchObject({ status: '401' });
-    },
-  );
+  it.each(all.filter(([, , , security]) => security.length > 0))('%s refuses anonymous callers with 401 and a challenge', async (_id, method, path) => {
+    const concrete = path.replace(/\{[^}]+\}/g, (m) => (m === '{instance_id}' ? '20260101T100000Z' : '6f1c1f0e-8d0f-4b8e-9e55-0c5a2b8a1f00'));
+    const res = await app.request(method.toUpperCase(), `/v1${concrete}`);
+    expect(res.status).toBe(401);
+    expect(res.headers.get('www-authenticate')).toMatch(/^Bearer/);
+    expect(JSON.parse(res.text_)).toMatchObject({ status: '401' });
+  });
 
   it('lists exactly the operations the interface leaves open to anonymous callers', () => {
     const open = all.filter(([, , , security]) => security.length === 0).map(([id]) => id);
-    expect(open.sort()).toEqual(['get_calendar_feed_ics', 'get_health', 'get_login_provider', 'get_ready', 'login', 'start_invited_room', 'verify_invite_code']);
+    expect(open.sort()).toEqual([
+      'get_calendar_feed_ics',
+      'get_health',
+      'get_login_provider',
+      'get_ready',
+      'login',
+      'start_invited_room',
+      'verify_invite_code',
+    ]);
   });
 });
 

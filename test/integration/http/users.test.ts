@@ -149,7 +149,10 @@ describe('find_users', () => {
   const shareAnEvent = async (host: TestUser, guests: TestUser[]) => {
     const event = await createEvent(app, host, timeIndependentBody(), '?suppress_email_notification=true');
     for (const guest of guests) {
-      const res = await send(app, 'POST', `/events/${event.id}/invites?suppress_email_notification=true`, { token: host.accessToken, body: { invitee: guest.id, role: 'user' } });
+      const res = await send(app, 'POST', `/events/${event.id}/invites?suppress_email_notification=true`, {
+        token: host.accessToken,
+        body: { invitee: guest.id, role: 'user' },
+      });
       expect(res.status).toBe(201);
     }
   };
@@ -169,7 +172,10 @@ describe('find_users', () => {
     const mallory = await app.login('mallory');
     for (const q of ['example.test', 'ali', 'bob', '@ex', 'Tester']) {
       const found = JSON.parse((await find(app, mallory.accessToken, q)).text_) as { email: string }[];
-      expect(found.map((user) => user.email).filter((email) => email !== mallory.email), q).toEqual([]);
+      expect(
+        found.map((user) => user.email).filter((email) => email !== mallory.email),
+        q,
+      ).toEqual([]);
     }
     // the web app's invitee search: the typed address gives the registered user, whom it invites by id
     const res = await find(app, mallory.accessToken, 'Alice@Example.test');

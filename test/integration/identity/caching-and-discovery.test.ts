@@ -34,10 +34,12 @@ describe('key and token caching', () => {
     const issuer = await issuerForTest();
     const identity = await createIdentity(issuer.identityConfig());
     expect(issuer.requests).toEqual({ discovery: 0, jwks: 0 }); // nothing fetched before the first token
-    await Promise.all(Array.from({ length: 40 }, async (_, i) => {
-      await identity.verifyIdToken(await issuer.idToken({ sub: `user-${i}` }));
-      await identity.verifyAccessToken(await issuer.accessToken({ sub: `user-${i}` }, { alg: i % 2 ? 'ES256' : 'RS256' }));
-    }));
+    await Promise.all(
+      Array.from({ length: 40 }, async (_, i) => {
+        await identity.verifyIdToken(await issuer.idToken({ sub: `user-${i}` }));
+        await identity.verifyAccessToken(await issuer.accessToken({ sub: `user-${i}` }, { alg: i % 2 ? 'ES256' : 'RS256' }));
+      }),
+    );
     expect(issuer.requests).toEqual({ discovery: 1, jwks: 1 });
   });
 
@@ -106,8 +108,17 @@ describe('discovery while the identity provider is down', () => {
   it('recovers when nothing listened at the issuer URL at first', async () => {
     const port = await freePort();
     const config = {
-      http: { port: 0 }, database: { data_dir: './data', in_memory: true }, dev: { identity_provider: false }, tariffs: {},
-      oidc: { issuer: `http://127.0.0.1:${port}/realms/test`, client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'x' },
+      http: { port: 0 },
+      database: { data_dir: './data', in_memory: true },
+      dev: { identity_provider: false },
+      tariffs: {},
+      oidc: {
+        issuer: `http://127.0.0.1:${port}/realms/test`,
+        client_id: 'convene',
+        service_roles_claim: 'realm_access.roles',
+        call_in_role: 'call-in',
+        provider_name: 'x',
+      },
     };
     const identity = await createIdentity(config, { discoveryRetryAfterMs: 0 });
     await expect(asHttp(identity.verifyAccessToken('a.b.c'))).rejects.toMatchObject({ status: 503 });
@@ -121,7 +132,8 @@ describe('discovery while the identity provider is down', () => {
     await identity.verifyAccessToken(await issuer.accessToken());
     issuer.available = false;
     await expect(asHttp(identity.verifyAccessToken(await issuer.accessToken({ sub: 'new' })))).rejects.toMatchObject({
-      status: 503, code: 'identity_provider_unavailable',
+      status: 503,
+      code: 'identity_provider_unavailable',
     });
   });
 

@@ -35,7 +35,10 @@ describe('development IdP routes', () => {
 
   it('let a standard OIDC verifier (discovery + remote JWKS) accept the development tokens', async () => {
     const identity = await createIdentity({
-      http: { port: 0 }, database: { data_dir: './data', in_memory: true }, dev: { identity_provider: false }, tariffs: {},
+      http: { port: 0 },
+      database: { data_dir: './data', in_memory: true },
+      dev: { identity_provider: false },
+      tariffs: {},
       oidc: { issuer, client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'Dev' },
     });
     const tokens = await provider.issueTokens({ subject: 'dev-dora', email: 'dora@example.test', given_name: 'Dora' });

@@ -53,15 +53,24 @@ describe('Keycloak user directory', () => {
       keycloak.failUsersWith = undefined;
     }
     const unreachable = createKeycloakDirectory({
-      adminApiUrl: 'http://127.0.0.1:1/admin/realms/test', tokenEndpoint: 'http://127.0.0.1:1/token', clientId: 'x', clientSecret: 'y',
+      adminApiUrl: 'http://127.0.0.1:1/admin/realms/test',
+      tokenEndpoint: 'http://127.0.0.1:1/token',
+      clientId: 'x',
+      clientSecret: 'y',
     });
     await expect(asHttp(unreachable.search('ada', 5))).rejects.toMatchObject({ status: 503 });
   });
 
   it('is built from [oidc] settings, deriving the token endpoint from the issuer', async () => {
     const oidc = {
-      issuer: keycloak.issuer, admin_api_url: keycloak.adminApiUrl, admin_client_id: 'convene-admin', admin_client_secret: 's3cret',
-      client_id: 'convene', service_roles_claim: 'realm_access.roles', call_in_role: 'call-in', provider_name: 'Keycloak',
+      issuer: keycloak.issuer,
+      admin_api_url: keycloak.adminApiUrl,
+      admin_client_id: 'convene-admin',
+      admin_client_secret: 's3cret',
+      client_id: 'convene',
+      service_roles_claim: 'realm_access.roles',
+      call_in_role: 'call-in',
+      provider_name: 'Keycloak',
     };
     expect(await keycloakDirectoryFromConfig({ oidc }).search('ada', 5)).toHaveLength(1);
     expect(() => keycloakDirectoryFromConfig({ oidc: { ...oidc, admin_client_secret: undefined } })).toThrow(/admin_client_secret/);

@@ -22,13 +22,22 @@ afterAll(async () => {
 describe('ID tokens', () => {
   it('maps a valid token to identity claims', async () => {
     const token = await issuer.idToken({
-      sub: 'abc', email: 'ada@example.test', nickname: 'Countess', picture: 'https://img.example/ada.png',
+      sub: 'abc',
+      email: 'ada@example.test',
+      nickname: 'Countess',
+      picture: 'https://img.example/ada.png',
       tariff_status: 'paid',
     });
     const claims = await identity.verifyIdToken(token);
     expect(claims).toMatchObject({
-      issuer: issuer.issuer, subject: 'abc', email: 'ada@example.test', firstname: 'Ada', lastname: 'Lovelace',
-      display_name: 'Countess', avatar_url: 'https://img.example/ada.png', tariff_status: 'paid',
+      issuer: issuer.issuer,
+      subject: 'abc',
+      email: 'ada@example.test',
+      firstname: 'Ada',
+      lastname: 'Lovelace',
+      display_name: 'Countess',
+      avatar_url: 'https://img.example/ada.png',
+      tariff_status: 'paid',
     });
     expect(claims.expires_at.getTime()).toBeGreaterThan(Date.now());
     expect(claims.tariff).toBeUndefined();
@@ -59,7 +68,11 @@ describe('ID tokens', () => {
     ['empty', async () => '', /malformed/],
     ['missing sub', () => issuer.idToken({ sub: undefined }), /"sub"/],
     ['missing email', () => issuer.idToken({ email: undefined }), /"email"/],
-    ['an access token addressed to the client (Keycloak typ Bearer)', () => issuer.accessToken({ email: 'a@example.test' }, { audience: 'convene' }), /access token/],
+    [
+      'an access token addressed to the client (Keycloak typ Bearer)',
+      () => issuer.accessToken({ email: 'a@example.test' }, { audience: 'convene' }),
+      /access token/,
+    ],
     ['an RFC 9068 access token addressed to the client', () => issuer.idToken({ typ: undefined }, { typ: 'at+jwt' }), /access token/],
     ['several audiences, azp another client', () => issuer.idToken({ azp: 'other' }, { audience: ['convene', 'other'] }), /azp/],
   ];
@@ -90,7 +103,6 @@ describe('access tokens', () => {
     expect(error.code).toBe('unauthorized');
     expect(error.headers?.['www-authenticate']).toBe(`Bearer error="invalid_token", error_description="${description}"`);
   });
-
 });
 
 /**
@@ -131,13 +143,13 @@ describe('access tokens: meant for Convene, and access tokens at all', () => {
     await refuse(identity, await issuer.idToken(), /ID token|not an access token/);
   });
 
-  it('refuses an untyped token carrying an ID token\'s claims (nonce, at_hash, c_hash)', async () => {
+  it("refuses an untyped token carrying an ID token's claims (nonce, at_hash, c_hash)", async () => {
     for (const claim of [{ nonce: 'n' }, { at_hash: 'x' }, { c_hash: 'y' }]) {
       await refuse(identity, await issuer.accessToken({ typ: undefined, ...claim }), /ID token/);
     }
   });
 
-  it('refuses an untyped token without scope, scp or client_id (an ID token\'s shape)', async () => {
+  it("refuses an untyped token without scope, scp or client_id (an ID token's shape)", async () => {
     await refuse(identity, await issuer.idToken({ typ: undefined }), /ID token/);
     await refuse(identity, await issuer.accessToken({ typ: undefined, scope: undefined }), /ID token/);
   });
@@ -218,7 +230,9 @@ describe('service tokens', () => {
   });
 
   it('reads roles at a configured claim path', async () => {
-    const custom = await createIdentity(issuer.identityConfig({ service_roles_claim: 'resource_access.convene.roles', authorized_parties: ['convene', 'gateway'] }));
+    const custom = await createIdentity(
+      issuer.identityConfig({ service_roles_claim: 'resource_access.convene.roles', authorized_parties: ['convene', 'gateway'] }),
+    );
     const token = await issuer.accessToken({ resource_access: { convene: { roles: ['call-in'] } } });
     await expect(custom.verifyServiceToken(token, 'call-in')).resolves.toMatchObject({ roles: ['call-in'] });
     const gatewayToken = await issuer.serviceToken(['call-in']);

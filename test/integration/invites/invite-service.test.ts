@@ -77,11 +77,14 @@ describe('verification limits', () => {
 
 describe('malformed codes', () => {
   it('are no invite, decided before any query', async () => {
-    const untouchable = new Proxy({}, {
-      get() {
-        throw new Error('the database was queried');
+    const untouchable = new Proxy(
+      {},
+      {
+        get() {
+          throw new Error('the database was queried');
+        },
       },
-    }) as Kysely<DB>;
+    ) as Kysely<DB>;
     const limiter = createLocalRateLimiter({ windowSeconds: 60, failuresPerSource: 10, failuresPerTarget: 10 });
     const invites = createInviteService({ db: untouchable, rateLimiter: limiter });
     for (const code of ['', 'x', '6f2d8a41-7c3e-4b95-9e1a-2c4d6b8f0e1', '6f2d8a41-7c3e-4b95-9e1a-2c4d6b8f0e13 ', 'zf2d8a41-7c3e-4b95-9e1a-2c4d6b8f0e13']) {

@@ -6,16 +6,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useTestApp } from '../../support/test-app.js';
-import {
-  dbOf,
-  expectError,
-  insertInvite,
-  insertRoom,
-  jsonRequest,
-  parties,
-  type Parties,
-  type RoomInvite,
-} from '../../support/invites.js';
+import { dbOf, expectError, insertInvite, insertRoom, jsonRequest, parties, type Parties, type RoomInvite } from '../../support/invites.js';
 
 const app = useTestApp();
 let p: Parties;
@@ -101,8 +92,7 @@ describe('create_room_invite', () => {
 });
 
 describe('get_room_invites', () => {
-  const list = (token: string | undefined, query = '', roomId = p.roomId) =>
-    app.request('GET', `${invitesPath(roomId)}${query}`, jsonRequest({ token }));
+  const list = (token: string | undefined, query = '', roomId = p.roomId) => app.request('GET', `${invitesPath(roomId)}${query}`, jsonRequest({ token }));
 
   it('lists every code of the room newest first, inactive and expired ones included', async () => {
     const active = await insertInvite(app, p.roomId, p.owner);
@@ -112,7 +102,11 @@ describe('get_room_invites', () => {
     await insertInvite(app, otherRoom, p.owner);
     // distinct creation times so the order is the one of creation
     for (const [i, code] of [active, inactive, expired].entries()) {
-      await dbOf(app).updateTable('room_invites').set({ created_at: new Date(Date.UTC(2026, 0, 1 + i)) }).where('code', '=', code).execute();
+      await dbOf(app)
+        .updateTable('room_invites')
+        .set({ created_at: new Date(Date.UTC(2026, 0, 1 + i)) })
+        .where('code', '=', code)
+        .execute();
     }
     const response = await list(p.owner.accessToken);
     expect(response.status, response.text_).toBe(200);
@@ -164,8 +158,7 @@ describe('get_room_invites', () => {
 });
 
 describe('get_room_invite', () => {
-  const get = (token: string | undefined, code: string, roomId = p.roomId) =>
-    app.request('GET', invitesPath(roomId, code), jsonRequest({ token }));
+  const get = (token: string | undefined, code: string, roomId = p.roomId) => app.request('GET', invitesPath(roomId, code), jsonRequest({ token }));
 
   it('answers a one-element array to the owner and the event invitee', async () => {
     const code = await insertInvite(app, p.roomId, p.owner, { expiration: new Date('2030-01-01T00:00:00Z') });
@@ -202,7 +195,11 @@ describe('update_room_invite', () => {
 
   it('sets and clears the expiry, recording who changed it and when', async () => {
     const code = await insertInvite(app, p.roomId, p.owner);
-    await dbOf(app).updateTable('room_invites').set({ updated_at: new Date('2026-01-01T00:00:00Z') }).where('code', '=', code).execute();
+    await dbOf(app)
+      .updateTable('room_invites')
+      .set({ updated_at: new Date('2026-01-01T00:00:00Z') })
+      .where('code', '=', code)
+      .execute();
     const set = await put(p.owner.accessToken, code, { expiration: '2031-01-31T23:59:59Z' });
     expect(set.status, set.text_).toBe(200);
     const invite = parse<RoomInvite>(set);
@@ -234,8 +231,7 @@ describe('update_room_invite', () => {
 });
 
 describe('delete_room_invite', () => {
-  const del = (token: string | undefined, code: string, roomId = p.roomId) =>
-    app.request('DELETE', invitesPath(roomId, code), jsonRequest({ token }));
+  const del = (token: string | undefined, code: string, roomId = p.roomId) => app.request('DELETE', invitesPath(roomId, code), jsonRequest({ token }));
 
   it('deactivates the code, keeps it listed and answers 200 with it', async () => {
     const code = await insertInvite(app, p.roomId, p.owner);

@@ -7,14 +7,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import { useTestApp } from '../../support/test-app.js';
-import {
-  expectError,
-  freshSourceAddress,
-  insertInvite,
-  jsonRequest,
-  parties,
-  type Parties,
-} from '../../support/invites.js';
+import { expectError, freshSourceAddress, insertInvite, jsonRequest, parties, type Parties } from '../../support/invites.js';
 
 const FAILURES_PER_SOURCE = 3;
 const FAILURES_PER_TARGET = 5;
@@ -28,8 +21,7 @@ beforeEach(async () => {
   p = await parties(app);
 });
 
-const verify = (body: unknown, ip = freshSourceAddress(), token?: string) =>
-  app.request('POST', '/v1/invite/verify', jsonRequest({ ip, token }, body));
+const verify = (body: unknown, ip = freshSourceAddress(), token?: string) => app.request('POST', '/v1/invite/verify', jsonRequest({ ip, token }, body));
 
 describe('verify_invite_code', () => {
   it('answers 201 with the room and password_required false for a room without a password', async () => {

@@ -63,7 +63,10 @@ describe('event mails through the API', () => {
 
   it('suppress_email_notification=true queues nothing', async () => {
     const event = await createEvent(app, ada, weekly(), '?suppress_email_notification=true');
-    const invite = await send(app, 'POST', `/events/${event.id}/invites?suppress_email_notification=true`, { token: ada.accessToken, body: { invitee: bob.id } });
+    const invite = await send(app, 'POST', `/events/${event.id}/invites?suppress_email_notification=true`, {
+      token: ada.accessToken,
+      body: { invitee: bob.id },
+    });
     expect(invite.status).toBe(201);
     expect(await outboxRows(app.convene.database.db)).toEqual([]);
   });

@@ -192,7 +192,10 @@ describe('mail worker', () => {
     await queueUpdate();
     const clock = manualClock();
     // a worker that claims and then "dies": the claim moves next_attempt_at one lease ahead
-    await db.updateTable('email_outbox').set({ next_attempt_at: new Date(clock.now().getTime() + LEASE_MS) }).execute();
+    await db
+      .updateTable('email_outbox')
+      .set({ next_attempt_at: new Date(clock.now().getTime() + LEASE_MS) })
+      .execute();
     const w = worker(smtp.url, clock.now);
     expect(await w.drain()).toBe(0);
     clock.advance(LEASE_MS);

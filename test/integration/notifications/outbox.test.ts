@@ -51,14 +51,21 @@ const sequenceOf = async (eventId: string) =>
   (await db.selectFrom('events').select('ical_sequence').where('id', '=', eventId).executeTakeFirstOrThrow()).ical_sequence;
 
 describe('queueEventNotification', () => {
-  it('created: one mail to the creator with a REQUEST of SEQUENCE 0, in the event\'s zone, with how to join', async () => {
+  it("created: one mail to the creator with a REQUEST of SEQUENCE 0, in the event's zone, with how to join", async () => {
     const event = await insertEvent(db, ada.id, { recurrence_pattern: ['RRULE:FREQ=WEEKLY;BYDAY=MO'], range_end: null });
     await queue(event, 'created');
 
     const rows = await outboxRows(db);
     expect(rows).toHaveLength(1);
     const [row] = rows;
-    expect(row).toMatchObject({ kind: 'created', event_id: event.id, recipients: [ada.email], subject: 'New meeting: Weekly planning', attempts: 0, sent_at: null });
+    expect(row).toMatchObject({
+      kind: 'created',
+      event_id: event.id,
+      recipients: [ada.email],
+      subject: 'New meeting: Weekly planning',
+      attempts: 0,
+      sent_at: null,
+    });
     // the creator made the change herself
     expect(row!.text).toContain('You have scheduled a meeting.');
     expect(row!.text).toContain('When: Monday, 7 January 2030, 10:00–11:00 (Europe/Berlin)');
@@ -87,7 +94,16 @@ describe('queueEventNotification', () => {
     await queue(event, 'updated');
 
     const rows = await outboxRows(db);
-    expect(rows.map((r) => r.recipients)).toEqual([[ada.email], [bob.email], [mo.email], ['guest@example.org'], [ada.email], [bob.email], [mo.email], ['guest@example.org']]);
+    expect(rows.map((r) => r.recipients)).toEqual([
+      [ada.email],
+      [bob.email],
+      [mo.email],
+      ['guest@example.org'],
+      [ada.email],
+      [bob.email],
+      [mo.email],
+      ['guest@example.org'],
+    ]);
     expect(await sequenceOf(event.id)).toBe(2);
     const calendars = rows.map((r) => parseCalendar(r.ics!));
     expect(calendars.map((c) => c.events[0]!.sequence)).toEqual([1, 1, 1, 1, 2, 2, 2, 2]);
@@ -217,7 +233,14 @@ describe('queueEventNotification', () => {
       .insertInto('event_exceptions')
       .values([
         { event_id: event.id, instance_start: new Date('2030-01-14T09:00:00Z'), status: 'cancelled', created_by: ada.id },
-        { event_id: event.id, instance_start: new Date('2030-01-21T09:00:00Z'), title: 'Special edition', starts_at: new Date('2030-01-21T13:00:00Z'), starts_at_tz: 'Europe/Berlin', created_by: ada.id },
+        {
+          event_id: event.id,
+          instance_start: new Date('2030-01-21T09:00:00Z'),
+          title: 'Special edition',
+          starts_at: new Date('2030-01-21T13:00:00Z'),
+          starts_at_tz: 'Europe/Berlin',
+          created_by: ada.id,
+        },
       ])
       .execute();
     await queue(event, 'updated');
@@ -232,9 +255,9 @@ describe('queueEventNotification', () => {
   });
 
   it('an unknown event queues nothing', async () => {
-    await db.transaction().execute((trx) =>
-      queueEventNotification(trx, { kind: 'updated', eventId: '00000000-0000-4000-8000-000000000000', actorId: ada.id, config }),
-    );
+    await db
+      .transaction()
+      .execute((trx) => queueEventNotification(trx, { kind: 'updated', eventId: '00000000-0000-4000-8000-000000000000', actorId: ada.id, config }));
     expect(await outboxRows(db)).toEqual([]);
   });
 });

@@ -67,10 +67,7 @@ describe.each(guesses)('$name', (guess) => {
 
   it("refuses none of honest parties' right guesses while one source fires wrong ones at once", async () => {
     const attacker = freshSource();
-    const answers = await Promise.all([
-      burst(AT_ONCE / 2, () => guess.wrong(app, scene, attacker)),
-      burst(10, () => guess.honest(app, scene, freshSource())),
-    ]);
+    const answers = await Promise.all([burst(AT_ONCE / 2, () => guess.wrong(app, scene, attacker)), burst(10, () => guess.honest(app, scene, freshSource()))]);
     expect(failuresOf(guess, limits.window_seconds, answers[0])).toBeLessThanOrEqual(sourceBudget(guess, limits));
     expect(tally(answers[1])).toEqual({ [guess.success]: 10 });
   });

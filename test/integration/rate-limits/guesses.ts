@@ -234,7 +234,10 @@ export const guesses: Guess[] = [
 /** Follows `$ref`s inside the contract. */
 function resolve(node: any): any {
   while (node && typeof node.$ref === 'string') {
-    node = node.$ref.replace(/^#\//, '').split('/').reduce((o: any, k: string) => o?.[k], openapiDocument);
+    node = node.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .reduce((o: any, k: string) => o?.[k], openapiDocument);
   }
   return node;
 }
@@ -273,8 +276,7 @@ export async function burst(count: number, send: (i: number) => Promise<Answer>)
 }
 
 /** The statuses of a burst with their counts, for one readable assertion. */
-export const tally = (byStatus: Map<number, Answer[]>) =>
-  Object.fromEntries([...byStatus].map(([status, answers]) => [status, answers.length]));
+export const tally = (byStatus: Map<number, Answer[]>) => Object.fromEntries([...byStatus].map(([status, answers]) => [status, answers.length]));
 
 /** The failures of a burst, every other answer being a 429 as the contract has it. */
 export function failuresOf(guess: Guess, windowSeconds: number, byStatus: Map<number, Answer[]>): number {

@@ -63,12 +63,14 @@ async function fire(instances: RateLimiter[], keysOf: (i: number) => ReturnType<
   await Promise.all(
     Array.from({ length: ATTEMPTS }, async (_, i) => {
       try {
-        await asHttp(guardAttempt(instances[i % instances.length]!, keysOf(i), async () => {
-          outcome.ran += 1;
-          await lookup();
-          if (!succeeds(i)) failedRuns.push(i);
-          return succeeds(i);
-        }));
+        await asHttp(
+          guardAttempt(instances[i % instances.length]!, keysOf(i), async () => {
+            outcome.ran += 1;
+            await lookup();
+            if (!succeeds(i)) failedRuns.push(i);
+            return succeeds(i);
+          }),
+        );
       } catch (err: any) {
         expect(err).toMatchObject({ status: 429, code: 'too_many_requests' });
         outcome.refused += 1;
@@ -98,11 +100,22 @@ describe.each(subjects)('%s rate limiter under concurrency', (_name, make) => {
 
   it('never runs more wrong guesses than the limit, whatever right ones run among them', async () => {
     const keys = attemptKeys('pw', fresh('src'), fresh('room'));
-    const outcome = await fire(instances, () => keys, (i) => i % 3 === 0);
+    const outcome = await fire(
+      instances,
+      () => keys,
+      (i) => i % 3 === 0,
+    );
     expect(outcome.failed).toBeLessThanOrEqual(policy.failuresPerSource);
     // the right ones gave their reservations back: the rest of the budget is still there
     let more = 0;
-    while (more <= ATTEMPTS && (await guardAttempt(instances[0]!, keys, () => false).then(() => true, () => false))) more += 1;
+    while (
+      more <= ATTEMPTS &&
+      (await guardAttempt(instances[0]!, keys, () => false).then(
+        () => true,
+        () => false,
+      ))
+    )
+      more += 1;
     expect(outcome.failed + more).toBe(policy.failuresPerSource);
   });
 

@@ -51,8 +51,7 @@ describe.each([
   }
 
   it.skipIf(twoWithoutRedis)('50 random invite codes against a room from five addresses refuse none of its guests', async () => {
-    const randomCode = (app: TestApp, source: string) =>
-      startInvited(app, scene.roomId, { invite_code: crypto.randomUUID(), password: PASSWORD }, source);
+    const randomCode = (app: TestApp, source: string) => startInvited(app, scene.roomId, { invite_code: crypto.randomUUID(), password: PASSWORD }, source);
     const addresses = await fromFiveAddresses(limits.failures_per_source, randomCode, 404);
     for (const [i, app] of instances().entries()) {
       const guest = await startInvited(app, scene.roomId, { invite_code: scene.code, password: PASSWORD }, freshSource());

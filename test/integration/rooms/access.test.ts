@@ -31,7 +31,13 @@ const cases: Case[] = [
   { operation: 'get_room_tariff', method: 'GET', path: (id) => `${room(id)}/tariff`, expected: { owner: 200, invitee: 200, stranger: 404 } },
   { operation: 'get_room_event', method: 'GET', path: (id) => `${room(id)}/event`, expected: { owner: 200, invitee: 200, stranger: 404 } },
   { operation: 'get_room_sip_config', method: 'GET', path: (id) => `${room(id)}/sip`, expected: { owner: 200, invitee: 404, stranger: 404 } },
-  { operation: 'put_room_sip_config', method: 'PUT', path: (id) => `${room(id)}/sip`, body: { lobby: true }, expected: { owner: 200, invitee: 404, stranger: 404 } },
+  {
+    operation: 'put_room_sip_config',
+    method: 'PUT',
+    path: (id) => `${room(id)}/sip`,
+    body: { lobby: true },
+    expected: { owner: 200, invitee: 404, stranger: 404 },
+  },
   { operation: 'delete_room_sip_config', method: 'DELETE', path: (id) => `${room(id)}/sip`, expected: { owner: 204, invitee: 404, stranger: 404 } },
 ];
 
@@ -99,7 +105,10 @@ describe('create_room', () => {
   it('refuses an anonymous caller with 401 and creates nothing', async () => {
     const res = await app.request('POST', '/v1/rooms', json(undefined, { enable_sip: false }));
     expect(res.status).toBe(401);
-    const { count } = await dbOf(app).selectFrom('rooms').select((eb) => eb.fn.countAll<string>().as('count')).executeTakeFirstOrThrow();
+    const { count } = await dbOf(app)
+      .selectFrom('rooms')
+      .select((eb) => eb.fn.countAll<string>().as('count'))
+      .executeTakeFirstOrThrow();
     expect(Number(count)).toBe(1);
   });
 });

@@ -40,7 +40,13 @@ async function furnishedRoom(owner: TestUser, guest: TestUser): Promise<{ room: 
   await insertInvite(app, room.id, owner);
   await db
     .insertInto('streaming_targets')
-    .values({ room_id: room.id, name: 'Stream', streaming_endpoint: 'rtmp://stream.example/live', streaming_key: 'key', public_url: 'https://stream.example/watch' })
+    .values({
+      room_id: room.id,
+      name: 'Stream',
+      streaming_endpoint: 'rtmp://stream.example/live',
+      streaming_key: 'key',
+      public_url: 'https://stream.example/watch',
+    })
     .execute();
   const storageKey = newStorageKey();
   await storage.put(storageKey, new TextEncoder().encode('meeting notes'));
@@ -70,7 +76,17 @@ async function rowsOf(roomId: string) {
   };
 }
 
-const everything = { rooms: 1, sip_configs: 1, room_invites: 1, streaming_targets: 1, assets: 1, room_bans: 1, events: 1, event_invites: 1, event_favorites: 1 };
+const everything = {
+  rooms: 1,
+  sip_configs: 1,
+  room_invites: 1,
+  streaming_targets: 1,
+  assets: 1,
+  room_bans: 1,
+  events: 1,
+  event_invites: 1,
+  event_favorites: 1,
+};
 const nothing = Object.fromEntries(Object.keys(everything).map((k) => [k, 0]));
 
 describe('delete_room', () => {

@@ -67,10 +67,19 @@ describe('get_rooms', () => {
     const same = new Date('2025-06-01T12:00:00Z');
     const tied = await dbOf(app)
       .insertInto('rooms')
-      .values([{ created_by: ada.id, created_at: same }, { created_by: ada.id, created_at: same }])
+      .values([
+        { created_by: ada.id, created_at: same },
+        { created_by: ada.id, created_at: same },
+      ])
       .returning('id')
       .execute();
-    const expected = [...ids.reverse(), ...tied.map((t) => t.id).sort().reverse()];
+    const expected = [
+      ...ids.reverse(),
+      ...tied
+        .map((t) => t.id)
+        .sort()
+        .reverse(),
+    ];
     expect((await list(ada.accessToken)).body.map((r: Room) => r.id)).toEqual(expected);
   });
 

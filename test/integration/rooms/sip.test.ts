@@ -71,7 +71,10 @@ describe('put_room_sip_config', () => {
   ])('refuses a pin of %s with 400 and creates nothing', async (_, password, code) => {
     const res = await put({ password });
     expect(res.status).toBe(400);
-    expect(JSON.parse(res.text_)).toMatchObject({ code: 'validation_failed', errors: expect.arrayContaining([{ field: 'password', code, message: expect.any(String) }]) });
+    expect(JSON.parse(res.text_)).toMatchObject({
+      code: 'validation_failed',
+      errors: expect.arrayContaining([{ field: 'password', code, message: expect.any(String) }]),
+    });
     expect(await rows()).toEqual([]);
   });
 

@@ -37,7 +37,13 @@ describe.skipIf(!redisUrl)('hosted records in Redis', () => {
     await onDead.join(roomId, ada, undefined, T0);
     await onDead.join(roomId, bob, undefined, T0);
     await onLive.join(roomId, cyd, undefined, T0);
-    expect(await onLive.hosted!.hosts(roomId)).toEqual(new Map([[ada.record.id, dead], [bob.record.id, dead], [cyd.record.id, live]]));
+    expect(await onLive.hosted!.hosts(roomId)).toEqual(
+      new Map([
+        [ada.record.id, dead],
+        [bob.record.id, dead],
+        [cyd.record.id, live],
+      ]),
+    );
 
     // only the host named is taken at its word
     expect(await onLive.hosted!.removeHostedBy(roomId, cyd.record.id, dead)).toBeUndefined();
@@ -81,7 +87,12 @@ describe.skipIf(!redisUrl)('hosted records in Redis', () => {
     const [wes, uma] = [guestRecord('Wes'), guestRecord('Uma')];
     await onDead.add(roomId, wes);
     await onDead.add(roomId, uma);
-    expect(await onLive.hosted!.hosts(roomId)).toEqual(new Map([[wes.id, dead], [uma.id, dead]]));
+    expect(await onLive.hosted!.hosts(roomId)).toEqual(
+      new Map([
+        [wes.id, dead],
+        [uma.id, dead],
+      ]),
+    );
     expect(await look().pttl(`convene:signaling:room:${roomId}:waiting`)).toBeGreaterThan(ROOM_RECORDS_TTL_MS - DAY_MS);
 
     expect(await onLive.hosted!.removeHostedBy(roomId, wes.id, live)).toBeUndefined();

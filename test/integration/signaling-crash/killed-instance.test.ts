@@ -183,9 +183,7 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
     const inviteCode = (guest as { inviteCode: string }).inviteCode;
     const first = await call(b, 'POST', `/v1/rooms/${roomId}/start_invited`, { body: { invite_code: inviteCode } });
     expect(first.status).toBe(200);
-    const bea = new SignalingClient(
-      new WebSocket(`${b.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${first.body.ticket}`]),
-    );
+    const bea = new SignalingClient(new WebSocket(`${b.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${first.body.ticket}`]));
     clients.push(bea);
     await bea.connection.opened;
     bea.command('control', 'join', { display_name: 'Bea' });
@@ -198,9 +196,7 @@ describe.skipIf(!redisUrl || !databaseUrl)('an instance killed with participants
     // the start resumes it rather than answering session_running until it expires (120 s)
     const again = await call(a, 'POST', `/v1/rooms/${roomId}/start_invited`, { body: { invite_code: inviteCode, resumption: first.body.resumption } });
     expect(again.status, JSON.stringify(again.body)).toBe(200);
-    const back = new SignalingClient(
-      new WebSocket(`${a.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${again.body.ticket}`]),
-    );
+    const back = new SignalingClient(new WebSocket(`${a.url.replace(/^http/, 'ws')}/signaling`, [DEFAULT_SIGNALING_PROTOCOL, `ticket#${again.body.ticket}`]));
     clients.push(back);
     await back.connection.opened;
     back.command('control', 'join', { display_name: 'Bea' });

@@ -44,8 +44,7 @@ function expectTooMany(res: Answer<any>) {
   expect(retryAfter).toBeLessThanOrEqual(limits.window_seconds);
 }
 
-const eventOf = (room: string) =>
-  app.convene.database.db.selectFrom('events').select('id').where('room_id', '=', room).executeTakeFirstOrThrow();
+const eventOf = (room: string) => app.convene.database.db.selectFrom('events').select('id').where('room_id', '=', room).executeTakeFirstOrThrow();
 const withPassword = (password: string, source: string) => ({ token: invitee.accessToken, body: { password }, source });
 
 describe('room passwords (start_room)', () => {

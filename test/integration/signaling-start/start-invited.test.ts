@@ -2,17 +2,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 
 import type { TestUser } from '../../support/test-app.js';
-import {
-  NOT_A_UUID,
-  TOKEN_SHAPE,
-  UNKNOWN_ROOM,
-  insertInvite,
-  insertRoom,
-  post,
-  redeem,
-  startInvited,
-  useSignalingApp,
-} from '../../support/signaling.js';
+import { NOT_A_UUID, TOKEN_SHAPE, UNKNOWN_ROOM, insertInvite, insertRoom, post, redeem, startInvited, useSignalingApp } from '../../support/signaling.js';
 
 const app = useSignalingApp();
 let owner: TestUser;

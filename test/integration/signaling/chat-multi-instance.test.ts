@@ -136,7 +136,7 @@ describe.skipIf(!redisUrl)('the chat on two instances over one database and Redi
     });
   });
 
-  it("answers a refused command on instance two to its sender alone, and nobody on either instance hears of it", async () => {
+  it('answers a refused command on instance two to its sender alone, and nobody on either instance hears of it', async () => {
     const { dave, everyone } = await splitRoom();
     const refusals: Array<[string, Record<string, unknown>, string]> = [
       ['disable_chat', {}, 'insufficient_permissions'],

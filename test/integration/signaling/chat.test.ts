@@ -41,7 +41,14 @@ async function room(options: { tariff?: string } = {}) {
   await dbOf(app).insertInto('event_invites').values({ event_id: event.id, invitee: nadia.id, created_by: owner.id }).execute();
   if (options.tariff) await dbOf(app).updateTable('users').set({ tariff_name: options.tariff }).where('id', '=', owner.id).execute();
   const starter = (user: { accessToken: string }): Starter => ({ roomId, token: user.accessToken });
-  return { roomId, dev, moderator: starter(owner), developer: starter(dev), nobody: starter(nadia), guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } };
+  return {
+    roomId,
+    dev,
+    moderator: starter(owner),
+    developer: starter(dev),
+    nobody: starter(nadia),
+    guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) },
+  };
 }
 
 /** The owner Alice, Dev, Nadia and the guest Gina in one room, the joins they were told of out of the way. */
@@ -151,7 +158,12 @@ describe('send_message', () => {
     const { alice, dev, nadia, gina, id } = await fourInARoom();
     gina.command('chat', 'send_message', { scope: 'private', target: id(nadia), content: 'Hello Nadia!' });
     for (const client of [gina, nadia]) {
-      expect((await client.next('chat', 'message_sent')).payload).toMatchObject({ source: id(gina), scope: 'private', target: id(nadia), content: 'Hello Nadia!' });
+      expect((await client.next('chat', 'message_sent')).payload).toMatchObject({
+        source: id(gina),
+        scope: 'private',
+        target: id(nadia),
+        content: 'Hello Nadia!',
+      });
     }
     await quiet([alice, dev, gina, nadia]);
   });
@@ -233,7 +245,10 @@ describe('the moderators’ commands', () => {
     alice.command('chat', 'clear_history');
     for (const client of everyone) expect((await client.next('chat', 'history_cleared')).payload).toMatchObject({ message: 'history_cleared' });
     const later = await join(starters.developer, 'Dev again');
-    expect(later.joinSuccess.chat).toMatchObject({ room_history: [], groups_history: [{ name: '/dev', history: [expect.objectContaining({ content: 'Hello dev!' })] }] });
+    expect(later.joinSuccess.chat).toMatchObject({
+      room_history: [],
+      groups_history: [{ name: '/dev', history: [expect.objectContaining({ content: 'Hello dev!' })] }],
+    });
   });
 
   it('are refused to a user and a guest with insufficient_permissions, changing nothing', async () => {
@@ -285,7 +300,10 @@ describe('histories and last-seen timestamps', () => {
       await join(starters.nobody, 'Nadia again'),
       await join(starters.guest, 'Gina again'),
     ];
-    expect(devAgain.joinSuccess.chat).toEqual({ ...emptyChat, groups_history: [{ name: '/dev', history: [expect.objectContaining({ content: 'Hello dev!' })] }] });
+    expect(devAgain.joinSuccess.chat).toEqual({
+      ...emptyChat,
+      groups_history: [{ name: '/dev', history: [expect.objectContaining({ content: 'Hello dev!' })] }],
+    });
     for (const late of [nadiaAgain, guest]) expect(late.joinSuccess.chat).toEqual(emptyChat);
   });
 

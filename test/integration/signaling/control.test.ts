@@ -86,7 +86,9 @@ describe('join', () => {
     // each newcomer sees those who came before it, oldest first, never itself
     expect(called.participants.map((p: { control: { display_name: string } }) => p.control.display_name)).toEqual(['Alice', 'Mona', 'Ulla', 'Gus']);
     expect(gus.joinSuccess.participants.map((p) => p.id)).toEqual([alice.joinSuccess.id, mona.joinSuccess.id, ulla.joinSuccess.id]);
-    const kinds = Object.fromEntries(called.participants.map((p: any) => [p.control.display_name, [p.control.role, p.control.participation_kind, p.control.is_room_owner]]));
+    const kinds = Object.fromEntries(
+      called.participants.map((p: any) => [p.control.display_name, [p.control.role, p.control.participation_kind, p.control.is_room_owner]]),
+    );
     expect(kinds).toEqual({
       Alice: ['moderator', 'user', true],
       Mona: ['moderator', 'user', false],
@@ -328,7 +330,8 @@ describe('event_info', () => {
     const eventId = await createEventFor(app, roomId, owner, { title: 'Weekly planning', is_adhoc: true });
     const alice = await join(moderator, 'Alice');
     const bob = await join(guest, 'Bob');
-    for (const client of [alice, bob]) expect(client.joinSuccess.event_info).toEqual({ id: eventId, room_id: roomId, title: 'Weekly planning', is_adhoc: true });
+    for (const client of [alice, bob])
+      expect(client.joinSuccess.event_info).toEqual({ id: eventId, room_id: roomId, title: 'Weekly planning', is_adhoc: true });
     expect((await join(plain.moderator, 'Olga')).joinSuccess).not.toHaveProperty('event_info');
   });
 
@@ -338,7 +341,13 @@ describe('event_info', () => {
     await dbOf(app).updateTable('events').set({ show_meeting_details: true }).where('id', '=', eventId).execute();
     await dbOf(app)
       .insertInto('streaming_targets')
-      .values({ room_id: roomId, name: 'Company channel', streaming_endpoint: 'rtmp://live.example.org/app', streaming_key: 'k3y', public_url: 'https://video.example.org/company' })
+      .values({
+        room_id: roomId,
+        name: 'Company channel',
+        streaming_endpoint: 'rtmp://live.example.org/app',
+        streaming_key: 'k3y',
+        public_url: 'https://video.example.org/company',
+      })
       .execute();
     const { code } = await dbOf(app).selectFrom('room_invites').select('code').where('room_id', '=', roomId).executeTakeFirstOrThrow();
     const alice = await join(moderator, 'Alice');

@@ -71,18 +71,20 @@ describe('signaling frames', () => {
   });
 
   describe('the envelope', () => {
-    it.each([['a number', '42'], ['an array', '[]'], ['a string', '"control"'], ['null', 'null']])(
-      'answers JSON that is %s with invalid_message',
-      async (_name, frame) => {
-        const client = await connected();
-        client.send(frame);
-        const error = await nextError(client);
-        expect(error.error).toBe('invalid_message');
-        expect(error.details?.problems).toEqual([expect.stringContaining('must be object')]);
-        await expectUsable(client);
-        await client.close();
-      },
-    );
+    it.each([
+      ['a number', '42'],
+      ['an array', '[]'],
+      ['a string', '"control"'],
+      ['null', 'null'],
+    ])('answers JSON that is %s with invalid_message', async (_name, frame) => {
+      const client = await connected();
+      client.send(frame);
+      const error = await nextError(client);
+      expect(error.error).toBe('invalid_message');
+      expect(error.details?.problems).toEqual([expect.stringContaining('must be object')]);
+      await expectUsable(client);
+      await client.close();
+    });
 
     it('answers a frame without namespace with invalid_message naming the problem', async () => {
       const client = await connected();

@@ -37,7 +37,12 @@ const dropUpgraded = () => {
  */
 function open(
   app: TestApp,
-  { path = '/signaling', method = 'GET', protocol, headers = {} }: { path?: string; method?: string; protocol?: string | string[]; headers?: Record<string, string | undefined> } = {},
+  {
+    path = '/signaling',
+    method = 'GET',
+    protocol,
+    headers = {},
+  }: { path?: string; method?: string; protocol?: string | string[]; headers?: Record<string, string | undefined> } = {},
 ): Promise<Opening> {
   const all: Record<string, string | string[] | undefined> = {
     connection: 'Upgrade',

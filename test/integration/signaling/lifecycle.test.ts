@@ -11,15 +11,7 @@
 import { once } from 'node:events';
 import { describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import {
-  connect,
-  DEFAULT_PROTOCOL,
-  joinRoom,
-  SignalingClient,
-  signalingUrl,
-  startTicket,
-  type Starter,
-} from '../../support/signaling-client.js';
+import { connect, DEFAULT_PROTOCOL, joinRoom, SignalingClient, signalingUrl, startTicket, type Starter } from '../../support/signaling-client.js';
 import { insertInvite, insertRoom, post, redisUrl, signalingConfig } from '../../support/signaling.js';
 import { useTestApp, type TestApp } from '../../support/test-app.js';
 

@@ -90,7 +90,11 @@ describe('the waiting room', () => {
     expect(entered.participants.map((p: { id: string }) => p.id)).toEqual([alice.joinSuccess.id, mona.joinSuccess.id]);
     for (const client of [alice, mona]) {
       const joined = (await client.next('control', 'joined')).payload;
-      expect(joined).toEqual({ message: 'joined', id: arrived.id, control: { ...arrived.control, joined_at: joined.control.joined_at, hand_updated_at: joined.control.joined_at } });
+      expect(joined).toEqual({
+        message: 'joined',
+        id: arrived.id,
+        control: { ...arrived.control, joined_at: joined.control.joined_at, hand_updated_at: joined.control.joined_at },
+      });
     }
 
     // in the room, a guest still may not accept, and may not enter again
@@ -177,7 +181,7 @@ describe('the waiting room', () => {
     await gus.next('moderation', 'accepted');
     // the loser's error, whichever moderator lost; then time for a second accepted (or error) to show up
     const errors = () => [alice, mona].flatMap((client) => client.received.filter((f) => f.namespace === 'moderation' && f.payload.message === 'error'));
-    for (const deadline = Date.now() + 3_000; errors().length === 0 && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const deadline = Date.now() + 3_000; errors().length === 0 && Date.now() < deadline;) await new Promise((resolve) => setTimeout(resolve, 10));
     await gus.expectNothing('moderation', 'accepted');
     expect(errors().map((f) => f.payload.error)).toEqual(['not_in_waiting_room']);
     expect(gus.received.filter((f) => f.payload.message === 'accepted')).toHaveLength(1);
@@ -185,7 +189,11 @@ describe('the waiting room', () => {
   });
 
   it('tells the moderators when a waiting participant goes, and only when it was still waiting', async () => {
-    const { moderator, alice, waiting: [gus, ida] } = await aliceAndWaiting('Gus', 'Ida');
+    const {
+      moderator,
+      alice,
+      waiting: [gus, ida],
+    } = await aliceAndWaiting('Gus', 'Ida');
     const [gusId, idaId] = [gus.id, ida.id];
 
     await gus.close();
@@ -219,7 +227,11 @@ describe('the waiting room', () => {
   });
 
   it('lets an accepted participant who resumes its session skip the waiting room, and not one never accepted', async () => {
-    const { guest, alice, waiting: [gus, ida] } = await aliceAndWaiting('Gus', 'Ida');
+    const {
+      guest,
+      alice,
+      waiting: [gus, ida],
+    } = await aliceAndWaiting('Gus', 'Ida');
     const [gusId, idaId] = [gus.id, ida.id];
     alice.command('moderation', 'accept', { target: gusId });
     await gus.next('moderation', 'accepted');
@@ -261,7 +273,11 @@ describe.skipIf(!redisUrl)("the room's state in Redis", () => {
   });
 
   it('is gone once everyone has left: those who waited, were let in, or were let in and never came', async () => {
-    const { roomId, alice, waiting: [gus, ida, uwe] } = await aliceAndWaiting('Gus', 'Ida', 'Uwe');
+    const {
+      roomId,
+      alice,
+      waiting: [gus, ida, uwe],
+    } = await aliceAndWaiting('Gus', 'Ida', 'Uwe');
     for (const client of [ida, uwe]) {
       alice.command('moderation', 'accept', { target: client.id });
       await client.next('moderation', 'accepted');

@@ -316,7 +316,7 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     await gus.expectNothing('control', 'role_updated');
   });
 
-  it("grants the moderator role to a participant on the other instance: the timer, the waiting room and its events follow", async () => {
+  it('grants the moderator role to a participant on the other instance: the timer, the waiting room and its events follow', async () => {
     const { alice, ulla, gus } = await spread();
     alice.command('control', 'grant_moderator_role', { target: idOf(ulla) });
     expect((await ulla.next('control', 'role_updated')).payload.new_role).toBe('moderator');
@@ -349,7 +349,8 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     alice.command('moderation', 'kick', { target: idOf(gus) });
     await gus.next('moderation', 'kicked');
     expect((await gus.closed).code).toBe(1000);
-    for (const client of [alice, ulla, late]) expect((await client.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'kicked' });
+    for (const client of [alice, ulla, late])
+      expect((await client.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'kicked' });
   });
 
   it("bans a user whose sessions are on both instances: both end, and the user's starts are refused", async () => {
@@ -362,7 +363,12 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
     }
     const lefts = [];
     for (let i = 0; i < 2; i++) lefts.push((await gus.next('control', 'left')).payload);
-    expect(lefts.map((left) => [left.id, left.reason]).sort()).toEqual([[idOf(ulla), 'banned'], [idOf(ullaOnOne), 'banned']].sort());
+    expect(lefts.map((left) => [left.id, left.reason]).sort()).toEqual(
+      [
+        [idOf(ulla), 'banned'],
+        [idOf(ullaOnOne), 'banned'],
+      ].sort(),
+    );
     for (const app of [one, two]) expect((await startRoom(app, theRoom.roomId, { token: (ullaStarter as { token: string }).token })).status).toBe(404);
   });
 
@@ -446,20 +452,23 @@ describe.skipIf(!redisUrl)("the moderators' tools across two instances", () => {
   // which one wins is the race's: the order crosses Redis while the close leaves at once or a little later
   const cases = orders.flatMap((order) => [0, 5, 15].map((delayMs) => [...order, delayMs] as const));
 
-  it.each(cases)('%s %s crossing its target closing %i ms later on the other instance: one left to all, nothing left in Redis', async (namespace, action, reasons, delayMs) => {
-    const { theRoom, alice, ulla, gus } = await spread();
-    alice.command(namespace, action, { target: idOf(ulla) });
-    await new Promise((resolve) => setTimeout(resolve, delayMs));
-    await ulla.close();
-    const [seenByAlice, seenByGus] = [await leftOf(alice, idOf(ulla)), await leftOf(gus, idOf(ulla))];
-    expect(reasons).toContain(seenByAlice.reason);
-    expect(seenByGus).toEqual(seenByAlice);
-    for (const client of [alice, gus]) await client.expectNothing('control', 'left');
-    // the only refusal possible: the target had left before the command was looked at
-    for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
-    for (const client of [gus, alice]) await client.close();
-    expect(await roomKeysLeft(theRoom.roomId)).toEqual([]);
-  });
+  it.each(cases)(
+    '%s %s crossing its target closing %i ms later on the other instance: one left to all, nothing left in Redis',
+    async (namespace, action, reasons, delayMs) => {
+      const { theRoom, alice, ulla, gus } = await spread();
+      alice.command(namespace, action, { target: idOf(ulla) });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      await ulla.close();
+      const [seenByAlice, seenByGus] = [await leftOf(alice, idOf(ulla)), await leftOf(gus, idOf(ulla))];
+      expect(reasons).toContain(seenByAlice.reason);
+      expect(seenByGus).toEqual(seenByAlice);
+      for (const client of [alice, gus]) await client.expectNothing('control', 'left');
+      // the only refusal possible: the target had left before the command was looked at
+      for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
+      for (const client of [gus, alice]) await client.close();
+      expect(await roomKeysLeft(theRoom.roomId)).toEqual([]);
+    },
+  );
 
   it("leaves none of the room's switches in Redis once everyone is gone", async () => {
     const { theRoom, alice, ulla, gus } = await spread();

@@ -213,7 +213,7 @@ describe('the moderator role', () => {
     await ida.expectNothing('moderation', 'accepted');
   });
 
-  it('is changed by moderators only, for participants in the room, when something changes, and never the owner\'s', async () => {
+  it("is changed by moderators only, for participants in the room, when something changes, and never the owner's", async () => {
     const { room, alice, ulla, gus, idOf } = await trio();
     const mona = await join(await room.invitee('moderator'), 'Mona');
     const cases: Array<[Joined, string, string, string]> = [
@@ -317,7 +317,7 @@ describe('kick', () => {
 });
 
 describe('ban', () => {
-  it("ends every session of the user in the room, and keeps it from starting the room again", async () => {
+  it('ends every session of the user in the room, and keeps it from starting the room again', async () => {
     const { room, ullaStarter, alice, ulla, gus, idOf } = await trio();
     const ulla2 = await join(ullaStarter, 'Ulla on the phone');
     await alice.next('control', 'joined');
@@ -328,7 +328,12 @@ describe('ban', () => {
       expect(session.received.at(-1)!.payload).toEqual({ message: 'banned' });
     }
     const lefts = [await gus.next('control', 'left'), await gus.next('control', 'left')].map((f) => [f.payload.id, f.payload.reason]);
-    expect(lefts.sort()).toEqual([[idOf(ulla), 'banned'], [ulla2.joinSuccess.id, 'banned']].sort());
+    expect(lefts.sort()).toEqual(
+      [
+        [idOf(ulla), 'banned'],
+        [ulla2.joinSuccess.id, 'banned'],
+      ].sort(),
+    );
 
     const bans = await dbOf(app).selectFrom('room_bans').select(['user_id', 'created_by']).where('room_id', '=', room.roomId).execute();
     expect(bans).toEqual([{ user_id: await inviteeUser(room.roomId, 'user'), created_by: room.owner.id }]);
@@ -454,9 +459,11 @@ describe('send_to_waiting_room', () => {
   it('moves the target to the waiting room until a moderator lets it back, and turns the waiting room on', async () => {
     const { room, alice, ulla, gus, idOf } = await trio();
     alice.command('moderation', 'send_to_waiting_room', { target: idOf(gus) });
-    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
+    for (const client of [alice, ulla, gus])
+      expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
     expect((await gus.next('moderation', 'sent_to_waiting_room')).payload).toEqual({ message: 'sent_to_waiting_room' });
-    for (const other of [alice, ulla]) expect((await other.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'sent_to_waiting_room' });
+    for (const other of [alice, ulla])
+      expect((await other.next('control', 'left')).payload).toEqual({ message: 'left', id: idOf(gus), reason: 'sent_to_waiting_room' });
     expect((await alice.next('moderation', 'joined_waiting_room')).payload).toMatchObject({ id: idOf(gus), control: { display_name: 'Gus' } });
     await ulla.expectNothing('moderation', 'joined_waiting_room');
 
@@ -528,30 +535,34 @@ describe("a moderator's order crossing its target's own close", () => {
   // sent with the close, the order mostly finds the target still there; sent after it, gone or going
   const cases = orders.flatMap((order) => (['with', 'after'] as const).map((when) => [...order, when] as const));
 
-  it.each(cases)('%s %s sent %s the close: the others see the target leave once; it is neither in the room nor waiting', async (namespace, action, reasons, when) => {
-    const { room, ullaStarter, alice, ulla, gus, idOf } = await trio();
-    if (when === 'after') await ulla.close();
-    alice.command(namespace, action, { target: idOf(ulla) });
-    if (when === 'with') await ulla.close();
-    const { payload: left } = await gus.next('control', 'left');
-    expect(left.id).toBe(idOf(ulla));
-    expect(when === 'after' ? ['quit'] : reasons).toContain(left.reason);
-    // its departure is over once its token may be used again (a banned user gets no ticket at all)
-    if (action !== 'ban') await openResuming(ullaStarter, ulla.resumption);
-    const late = await join(await room.invitee('moderator'), 'Max');
-    expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
-    expect(late.joinSuccess.moderation!.waiting_room_participants).toEqual([]);
-    await gus.expectNothing('control', 'left');
-    // the only refusal possible: the target had left before the command was looked at
-    for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
-  });
+  it.each(cases)(
+    '%s %s sent %s the close: the others see the target leave once; it is neither in the room nor waiting',
+    async (namespace, action, reasons, when) => {
+      const { room, ullaStarter, alice, ulla, gus, idOf } = await trio();
+      if (when === 'after') await ulla.close();
+      alice.command(namespace, action, { target: idOf(ulla) });
+      if (when === 'with') await ulla.close();
+      const { payload: left } = await gus.next('control', 'left');
+      expect(left.id).toBe(idOf(ulla));
+      expect(when === 'after' ? ['quit'] : reasons).toContain(left.reason);
+      // its departure is over once its token may be used again (a banned user gets no ticket at all)
+      if (action !== 'ban') await openResuming(ullaStarter, ulla.resumption);
+      const late = await join(await room.invitee('moderator'), 'Max');
+      expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(gus)].sort());
+      expect(late.joinSuccess.moderation!.waiting_room_participants).toEqual([]);
+      await gus.expectNothing('control', 'left');
+      // the only refusal possible: the target had left before the command was looked at
+      for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
+    },
+  );
 });
 
 describe('enable_waiting_room and disable_waiting_room', () => {
   it('switch the waiting room for the meeting: everyone is told, those inside stay, newcomers wait or not, the room setting stays', async () => {
     const { room, alice, ulla, gus, idOf } = await trio();
     alice.command('moderation', 'enable_waiting_room');
-    for (const client of [alice, ulla, gus]) expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
+    for (const client of [alice, ulla, gus])
+      expect((await client.next('moderation', 'waiting_room_enabled')).payload).toEqual({ message: 'waiting_room_enabled' });
     await ulla.expectNothing('control', 'left', 0);
 
     // users and guests wait now, moderators go straight in and see who waits
@@ -569,7 +580,8 @@ describe('enable_waiting_room and disable_waiting_room', () => {
 
     // off: told to everyone in the room, then those waiting are let in, oldest first
     alice.command('moderation', 'disable_waiting_room');
-    for (const client of [alice, ulla, gus, mona]) expect((await client.next('moderation', 'waiting_room_disabled')).payload).toEqual({ message: 'waiting_room_disabled' });
+    for (const client of [alice, ulla, gus, mona])
+      expect((await client.next('moderation', 'waiting_room_disabled')).payload).toEqual({ message: 'waiting_room_disabled' });
     for (const waiting of [late, lateUser]) expect((await waiting.next('moderation')).payload).toEqual({ message: 'accepted' });
     await late.expectNothing('moderation', 'waiting_room_disabled', 0);
     const waitingIds = mona.joinSuccess.moderation!.waiting_room_participants!.map((p) => p.id);
@@ -650,7 +662,7 @@ describe('enable_waiting_room and disable_waiting_room', () => {
 });
 
 describe('change_display_name', () => {
-  it("renames a guest: display_name_changed to everyone, update to the others, and later joiners see the new name", async () => {
+  it('renames a guest: display_name_changed to everyone, update to the others, and later joiners see the new name', async () => {
     const { room, alice, ulla, gus, idOf } = await trio();
     alice.command('moderation', 'change_display_name', { target: idOf(gus), new_name: '  Gus the Guest  ' });
     const changed = { message: 'display_name_changed', target: idOf(gus), issued_by: idOf(alice), old_name: 'Gus', new_name: 'Gus the Guest' };
@@ -675,7 +687,10 @@ describe('change_display_name', () => {
     await ulla.expectNothing('control', 'left', 100);
     // renamed before it left, or not at all
     const aboutGus = ulla.received.filter((f) => f.payload.id === idOf(gus) || f.payload.target === idOf(gus)).map((f) => f.payload.message);
-    expect([['joined', 'left'], ['joined', 'display_name_changed', 'update', 'left']]).toContainEqual(aboutGus);
+    expect([
+      ['joined', 'left'],
+      ['joined', 'display_name_changed', 'update', 'left'],
+    ]).toContainEqual(aboutGus);
     const late = await join(room.guest, 'Late');
     expect(late.joinSuccess.participants.map((p) => p.id).sort()).toEqual([idOf(alice), idOf(ulla)].sort());
     for (const frame of alice.inbox) if (frame.payload.message === 'error') expect(frame.payload).toEqual({ message: 'error', error: 'unknown_participant' });
@@ -723,7 +738,7 @@ describe('change_display_name', () => {
     // a guest waiting is not in the room yet
     alice.command('moderation', 'enable_waiting_room');
     const late = await wait(room.guest, 'Late');
-    const { id: lateId } = (await arrivalOf(alice, 'Late'));
+    const { id: lateId } = await arrivalOf(alice, 'Late');
     alice.command('moderation', 'change_display_name', { target: lateId, new_name: 'Early' });
     expect((await alice.next('moderation', 'error')).payload.error).toBe('unknown_participant');
     // a malformed command is the envelope's problem

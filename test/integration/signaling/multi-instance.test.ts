@@ -50,7 +50,9 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     const { moderator, guest } = await room();
     const alice = await join(one, moderator, 'Alice');
     const bob = await join(two, guest, 'Bob');
-    expect(bob.joinSuccess.participants).toEqual([expect.objectContaining({ id: alice.joinSuccess.id, control: expect.objectContaining({ display_name: 'Alice', role: 'moderator' }) })]);
+    expect(bob.joinSuccess.participants).toEqual([
+      expect.objectContaining({ id: alice.joinSuccess.id, control: expect.objectContaining({ display_name: 'Alice', role: 'moderator' }) }),
+    ]);
     expect((await alice.next('control', 'joined')).payload).toMatchObject({ id: bob.joinSuccess.id, control: { display_name: 'Bob', role: 'guest' } });
 
     const carol = await join(one, guest, 'Carol');
@@ -178,7 +180,10 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     const { moderator, guest } = await room({ tariff: 'pair' });
     const alice = await join(one, moderator, 'Alice');
     const bob = await join(two, guest, 'Bob');
-    for (const [app, name] of [[one, 'Carol'], [two, 'Dave']] as const) {
+    for (const [app, name] of [
+      [one, 'Carol'],
+      [two, 'Dave'],
+    ] as const) {
       const blocked = await askToJoin(app, guest, name);
       expect((await blocked.next('control', 'join_blocked')).payload).toEqual({ message: 'join_blocked', reason: 'participant_limit_reached' });
     }

@@ -62,8 +62,7 @@ describe('signaling timer', () => {
     return frames[0]!.payload;
   }
 
-  const quiet = (clients: SignalingClient[], message?: string) =>
-    Promise.all(clients.map((client) => client.expectNothing('timer', message, GRACE_MS)));
+  const quiet = (clients: SignalingClient[], message?: string) => Promise.all(clients.map((client) => client.expectNothing('timer', message, GRACE_MS)));
 
   it('sends a moderator’s countdown to everyone, the sender included', async () => {
     const { alice, everyone } = await threeInARoom();

@@ -14,7 +14,10 @@ beforeEach(async () => {
 
 const base = (roomId: string) => `/v1/rooms/${roomId}/streaming_targets`;
 const call = (method: string, path: string, user: TestUser | undefined, body?: unknown) =>
-  app.request(method, path, { headers: headersOf(user, body === undefined ? undefined : 'application/json'), body: body === undefined ? undefined : JSON.stringify(body) });
+  app.request(method, path, {
+    headers: headersOf(user, body === undefined ? undefined : 'application/json'),
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
 
 async function createTarget(roomId = c.roomId, body: Record<string, unknown> = TARGET): Promise<string> {
   const res = await call('POST', base(roomId), c.owner, body);

@@ -25,8 +25,7 @@ beforeEach(async () => {
   p = await parties(app);
 });
 
-const getTurn = (authorization?: string, on = app) =>
-  on.request('GET', '/v1/turn', jsonRequest({ authorization, ip: freshSourceAddress() }));
+const getTurn = (authorization?: string, on = app) => on.request('GET', '/v1/turn', jsonRequest({ authorization, ip: freshSourceAddress() }));
 
 describe('get_turn_servers', () => {
   it('answers every configured server with TURN REST API credentials of its own secret', async () => {

@@ -111,7 +111,7 @@ describe('findUsers reveals no stranger', () => {
     expect(await users.findUsers(me, '  Eve.Outsider@CORP.example ')).toEqual([{ kind: 'registered', ...users.toPublicProfile(eve) }]);
   });
 
-  it('finds by any part those who share an event: its host, its invitees, and the host\'s guests', async () => {
+  it("finds by any part those who share an event: its host, its invitees, and the host's guests", async () => {
     const users = service({}, 20);
     const [me, host, coInvitee, myGuest, stranger] = [
       await register(users, { lastname: 'Me' }),
@@ -154,7 +154,7 @@ describe('findUsers with users_find_use_kc', () => {
   });
   afterEach(async () => keycloak.close());
 
-  it('adds the directory\'s users that are not registered, after the registered ones', async () => {
+  it("adds the directory's users that are not registered, after the registered ones", async () => {
     const users = service({ users_find_use_kc: true }, 5, directory);
     const me = await register(users, {});
     const ada = await register(users, { firstname: 'Ada', lastname: 'Lovelace', email: 'ada@example.org' });
@@ -184,7 +184,7 @@ describe('findUsers with users_find_use_kc', () => {
     expect(keycloak.requests.users).toBe(1);
   });
 
-  it('finds the directory\'s people who have logged in as registered users, whether or not they share anything', async () => {
+  it("finds the directory's people who have logged in as registered users, whether or not they share anything", async () => {
     const users = service({ users_find_use_kc: true }, 5, directory);
     const me = await register(users, {});
     const bob = await register(users, { firstname: 'Bob', lastname: 'Lovelace', email: 'bob@example.org' });

@@ -114,7 +114,7 @@ describe('login', () => {
     expect(await db.selectFrom('users').select('id').execute()).toHaveLength(1);
   });
 
-  it('enforces the identity provider\'s display name with disallow_custom_display_name', async () => {
+  it("enforces the identity provider's display name with disallow_custom_display_name", async () => {
     const users = service({ disallow_custom_display_name: true });
     const claims = claimsFor();
     const { user } = await users.login(claims);
@@ -176,12 +176,10 @@ describe('login converts e-mail invites', () => {
       .orderBy('role')
       .orderBy('event_id')
       .execute();
-    expect(invites).toEqual(
-      [
-        { event_id: asModerator, invitee: bob.id, role: 'moderator', status: 'pending', created_by: host.id },
-        ...[asGuest, asUser].sort().map((event_id) => ({ event_id, invitee: bob.id, role: 'user', status: 'pending', created_by: host.id })),
-      ],
-    );
+    expect(invites).toEqual([
+      { event_id: asModerator, invitee: bob.id, role: 'moderator', status: 'pending', created_by: host.id },
+      ...[asGuest, asUser].sort().map((event_id) => ({ event_id, invitee: bob.id, role: 'user', status: 'pending', created_by: host.id })),
+    ]);
     expect(await db.selectFrom('event_email_invites').select(['event_id', 'email']).execute()).toEqual([
       { event_id: forSomeoneElse, email: 'carol@example.org' },
     ]);

@@ -55,7 +55,11 @@ describe('a disabled user', () => {
 describe('a tariff created in the database', () => {
   it('is the assigned user’s tariff once a running instance re-read the stored tariffs, and on a new one, across logins', async () => {
     const alice = await app.login('alice');
-    const pro = await createTariff(dbOf(app), app.config.tariffs, 'pro', { quotas: { room_participant_limit: 50 }, disabled_modules: ['timer'], disabled_features: [] });
+    const pro = await createTariff(dbOf(app), app.config.tariffs, 'pro', {
+      quotas: { room_participant_limit: 50 },
+      disabled_modules: ['timer'],
+      disabled_features: [],
+    });
     await assignTariff(dbOf(app), app.config.tariffs, 'pro', alice.email);
     await app.login('alice'); // keeps the assigned tariff (and drops alice from the instance's user cache)
 
@@ -85,7 +89,9 @@ describe('a tariff created in the database', () => {
     await createTariff(dbOf(app), app.config.tariffs, 'pro', none);
     await expect(createTariff(dbOf(app), app.config.tariffs, 'pro', none)).rejects.toThrow('the tariff "pro" exists already');
     await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, disabled_modules: ['recording'] })).rejects.toThrow('unknown module "recording"');
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, disabled_features: ['chat::nothing'] })).rejects.toThrow('unknown feature "chat::nothing"');
+    await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, disabled_features: ['chat::nothing'] })).rejects.toThrow(
+      'unknown feature "chat::nothing"',
+    );
     await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, quotas: { max_storage: 4_294_967_296 } })).rejects.toThrow(AdminError);
     await expect(createTariff(dbOf(app), app.config.tariffs, ' spaced ', none)).rejects.toThrow(AdminError);
   });

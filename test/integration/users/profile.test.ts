@@ -74,9 +74,7 @@ describe('toCurrentUser', () => {
   it('has toPublicProfile answer exactly the public fields', async () => {
     const users = service();
     const ada = await register(users, 'Ada');
-    expect(Object.keys(users.toPublicProfile(ada)).sort()).toEqual(
-      ['avatar_url', 'display_name', 'email', 'firstname', 'id', 'lastname', 'title'],
-    );
+    expect(Object.keys(users.toPublicProfile(ada)).sort()).toEqual(['avatar_url', 'display_name', 'email', 'firstname', 'id', 'lastname', 'title']);
   });
 });
 
@@ -104,7 +102,7 @@ describe('patchMe', () => {
     expect(row).toMatchObject({ title: 'Dr.', display_name: 'Ada L.', language: 'de-DE', dashboard_theme: 'dark', conference_theme: 'light' });
   });
 
-  it('leaves the fields a patch does not name alone, and ignores fields that are not the user\'s to set', async () => {
+  it("leaves the fields a patch does not name alone, and ignores fields that are not the user's to set", async () => {
     const users = service();
     const ada = await register(users, 'Ada');
     await users.patchMe(ada, { title: 'Dr.', language: 'de-DE' });
@@ -152,7 +150,7 @@ describe('patchMe', () => {
 });
 
 describe('getUser', () => {
-  it('answers any registered user\'s public profile, even of a stranger', async () => {
+  it("answers any registered user's public profile, even of a stranger", async () => {
     const users = service();
     const ada = await register(users, 'Ada');
     const stranger = await register(users, 'Stranger');
@@ -195,16 +193,12 @@ describe('listVisibleUsers', () => {
     await roomOf(stranger.id);
 
     const { items, total } = await users.listVisibleUsers(me, { page: 1, per_page: 100 });
-    expect(items.map((profile) => profile.display_name)).toEqual(
-      ['Coinvitee Test', 'Declined Test', 'Host Test', 'Me Test', 'Myguest Test', 'Roomowner Test'],
-    );
+    expect(items.map((profile) => profile.display_name)).toEqual(['Coinvitee Test', 'Declined Test', 'Host Test', 'Me Test', 'Myguest Test', 'Roomowner Test']);
     expect(total).toBe(6);
     expect(items[0]).toEqual(users.toPublicProfile(coInvitee));
 
     const seenByCoInvitee = await users.listVisibleUsers(coInvitee, { page: 1, per_page: 100 });
-    expect(seenByCoInvitee.items.map((profile) => profile.display_name)).toEqual(
-      ['Coinvitee Test', 'Declined Test', 'Host Test', 'Me Test'],
-    );
+    expect(seenByCoInvitee.items.map((profile) => profile.display_name)).toEqual(['Coinvitee Test', 'Declined Test', 'Host Test', 'Me Test']);
     const seenByStranger = await users.listVisibleUsers(stranger, { page: 1, per_page: 100 });
     expect(seenByStranger.items.map((profile) => profile.id)).toEqual([stranger.id, strangersGuest.id]);
   });
@@ -228,11 +222,6 @@ describe('listVisibleUsers', () => {
     const pages = [];
     for (const page of [1, 2, 3, 4]) pages.push(await users.listVisibleUsers(host, { page, per_page: 2 }));
     expect(pages.map((page) => page.total)).toEqual([5, 5, 5, 5]);
-    expect(pages.map((page) => page.items.map((profile) => profile.id))).toEqual([
-      [others[0]!.id, host.id],
-      [twins[0]!.id, twins[1]!.id],
-      [others[1]!.id],
-      [],
-    ]);
+    expect(pages.map((page) => page.items.map((profile) => profile.id))).toEqual([[others[0]!.id, host.id], [twins[0]!.id, twins[1]!.id], [others[1]!.id], []]);
   });
 });

@@ -57,7 +57,11 @@ describe('a meeting deleted with its room', () => {
     const recent = await createEvent(app, ada, timeIndependentBody({ title: 'Instant too', is_adhoc: true }));
     await receiver.waitFor(2);
     const now = new Date();
-    await dbOf(app).updateTable('events').set({ created_at: new Date(now.getTime() - 2 * 3_600_000) }).where('id', '=', old.id).execute();
+    await dbOf(app)
+      .updateTable('events')
+      .set({ created_at: new Date(now.getTime() - 2 * 3_600_000) })
+      .where('id', '=', old.id)
+      .execute();
     const storage = await createFileAssetStorage(await mkdtemp(join(tmpdir(), 'convene-cleanup-')), { removeOnClose: true });
     try {
       await cleanUp(dbOf(app), storage, { now, adhocRetentionMs: 3_600_000, dryRun: true });

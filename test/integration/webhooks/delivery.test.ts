@@ -38,7 +38,13 @@ describe('delivery', () => {
     const [got] = await receiver.waitFor(1);
     checkWebhook(got!.headers, got!.body);
     expect(verify(secret, got!.headers, got!.body)).toBe(true);
-    expect(verify(secret.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')), got!.headers, got!.body)).toBe(false);
+    expect(
+      verify(
+        secret.replace(/.$/, (c) => (c === 'A' ? 'B' : 'A')),
+        got!.headers,
+        got!.body,
+      ),
+    ).toBe(false);
     // a replayed delivery is refused by its timestamp, a tampered body by its signature
     expect(verify(secret, { ...got!.headers, 'webhook-timestamp': String(Math.floor(Date.now() / 1000) - 600) }, got!.body)).toBe(false);
     expect(verify(secret, got!.headers, got!.body.replace('Weekly', 'Daily'))).toBe(false);

@@ -65,7 +65,12 @@ describe.skipIf(!databaseUrl)('an instance killed while sending', () => {
     const start = () => {
       const cwd = mkdtempSync(join(tmpdir(), 'convene-webhooks-'));
       dirs.push(cwd);
-      writeFileSync(join(cwd, 'convene.toml'), `[webhooks]\n${Object.entries(WEBHOOKS).map(([k, v]) => `${k} = ${v}`).join('\n')}\n`);
+      writeFileSync(
+        join(cwd, 'convene.toml'),
+        `[webhooks]\n${Object.entries(WEBHOOKS)
+          .map(([k, v]) => `${k} = ${v}`)
+          .join('\n')}\n`,
+      );
       return startChild(cwd, childEnv(cwd, issuer, { DATABASE_URL: database.url, CONVENE_CONFIG: join(cwd, 'convene.toml') }));
     };
     try {

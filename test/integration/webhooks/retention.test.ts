@@ -30,7 +30,13 @@ describe('delivery log retention', () => {
 
     const now = new Date();
     const ago = (ms: number) => new Date(now.getTime() - ms);
-    const worker = createWebhookWorker({ db, config: { ...app.config.webhooks, retention_days: 30 }, logger: pino({ level: 'silent' }), now: () => now, pruneIntervalMs: 50 });
+    const worker = createWebhookWorker({
+      db,
+      config: { ...app.config.webhooks, retention_days: 30 },
+      logger: pino({ level: 'silent' }),
+      now: () => now,
+      pruneIntervalMs: 50,
+    });
     worker.start();
     try {
       // written after the start, in one transaction as the outbox writes them: the next round prunes them
@@ -39,7 +45,10 @@ describe('delivery log retention', () => {
           await trx.insertInto('webhook_messages').values({ id, type: 'room.started', subject: 'room:x', body: '{}', created_at: createdAt }).execute();
         };
         const delivery = async (messageId: string, deliveredAt: Date | null) => {
-          await trx.insertInto('webhook_deliveries').values({ message_id: messageId, subscription_id: subscription, subject: 'room:x', delivered_at: deliveredAt, created_at: ago(100 * DAY_MS) }).execute();
+          await trx
+            .insertInto('webhook_deliveries')
+            .values({ message_id: messageId, subscription_id: subscription, subject: 'room:x', delivered_at: deliveredAt, created_at: ago(100 * DAY_MS) })
+            .execute();
         };
         await message(msg('old_delivered'), ago(40 * DAY_MS));
         await delivery(msg('old_delivered'), ago(30 * DAY_MS + MINUTE_MS)); // just past the retention: goes, and its message
@@ -54,13 +63,15 @@ describe('delivery log retention', () => {
         await message(msg('orphan_recent'), ago(30 * DAY_MS - MINUTE_MS)); // stays
       });
 
-      const ids = Object.fromEntries(['old_delivered', 'edge_delivered', 'undelivered', 'mixed', 'orphan_old', 'orphan_recent'].map((name) => [name, msg(name)]));
+      const ids = Object.fromEntries(
+        ['old_delivered', 'edge_delivered', 'undelivered', 'mixed', 'orphan_old', 'orphan_recent'].map((name) => [name, msg(name)]),
+      );
       const names = new Map(Object.entries(ids).map(([name, id]) => [id, name]));
       const state = async () => ({
         messages: (await db.selectFrom('webhook_messages').select('id').where('id', 'in', Object.values(ids)).execute()).map((r) => names.get(r.id)).sort(),
-        deliveries: (await db.selectFrom('webhook_deliveries').select(['message_id', 'delivered_at']).where('subscription_id', '=', subscription).orderBy('id').execute()).map(
-          (r) => `${names.get(r.message_id)}:${r.delivered_at ? 'delivered' : 'pending'}`,
-        ),
+        deliveries: (
+          await db.selectFrom('webhook_deliveries').select(['message_id', 'delivered_at']).where('subscription_id', '=', subscription).orderBy('id').execute()
+        ).map((r) => `${names.get(r.message_id)}:${r.delivered_at ? 'delivered' : 'pending'}`),
       });
       const expected = {
         messages: ['edge_delivered', 'mixed', 'orphan_recent', 'undelivered'],

@@ -63,7 +63,12 @@ describe('creating a subscription', () => {
   });
 
   it('refuses an unknown event type, an empty or repeated list, and a description over 255 characters', async () => {
-    for (const body of [{ event_types: ['room.exploded'] }, { event_types: [] }, { event_types: ['room.started', 'room.started'] }, { description: 'd'.repeat(256) }]) {
+    for (const body of [
+      { event_types: ['room.exploded'] },
+      { event_types: [] },
+      { event_types: ['room.started', 'room.started'] },
+      { description: 'd'.repeat(256) },
+    ]) {
       const res = await send(app, 'POST', '/webhook_subscriptions', { token: ada.accessToken, body: { url: PUBLIC, ...body } });
       expect(res.status, JSON.stringify(body)).toBe(400);
     }

@@ -18,8 +18,7 @@ export function databaseFingerprint(db: Kysely<DB>): () => Promise<Fingerprint> 
         where schemaname = current_schema() and tablename not like 'kysely\\_%'
         order by tablename`.execute(db);
       const columns = rows.map(
-        ({ tablename }) =>
-          sql`(select md5(coalesce(string_agg(t::text, ',' order by t::text), '')) from ${sql.table(tablename)} t) as ${sql.ref(tablename)}`,
+        ({ tablename }) => sql`(select md5(coalesce(string_agg(t::text, ',' order by t::text), '')) from ${sql.table(tablename)} t) as ${sql.ref(tablename)}`,
       );
       query = sql<Fingerprint>`select ${sql.join(columns)}`;
     }

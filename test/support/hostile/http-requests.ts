@@ -285,8 +285,7 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
   const queryParameters = op.parameters.filter((p) => p.in === 'query');
   const json = op.body?.mediaType === JSON_TYPE;
   const upload = op.body?.mediaType === 'application/octet-stream';
-  const hostileQuery = (p: ParameterShape) =>
-    CURSOR_PARAMETERS.has(p.name) ? hostileCursor(setting.cursors) : hostile(p.schema, source);
+  const hostileQuery = (p: ParameterShape) => (CURSOR_PARAMETERS.has(p.name) ? hostileCursor(setting.cursors) : hostile(p.schema, source));
   const conformingQuery = (p: ParameterShape) =>
     CURSOR_PARAMETERS.has(p.name) && setting.cursors.length > 0 ? fc.constantFrom(...setting.cursors) : conforming(p.schema, source);
 
@@ -300,12 +299,19 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
 
   // the base: the fixtures' path values; query parameters from the base, or some generated; the base body or a generated one
   const queryBase = fc
-    .tuple(...queryParameters.map((p) => (base.query?.[p.name] !== undefined ? fc.constant(base.query[p.name]) : p.required ? conformingQuery(p) : fc.option(conformingQuery(p), { freq: 3 }))))
+    .tuple(
+      ...queryParameters.map((p) =>
+        base.query?.[p.name] !== undefined ? fc.constant(base.query[p.name]) : p.required ? conformingQuery(p) : fc.option(conformingQuery(p), { freq: 3 }),
+      ),
+    )
     .map((values) => queryParameters.flatMap((p, i) => (values[i] === null || values[i] === undefined ? [] : [[p.name, values[i]] as [string, unknown]])));
   const bodyBase: fc.Arbitrary<unknown> = !op.body
     ? fc.constant(undefined)
     : upload
-      ? fc.oneof(fc.constant(base.body), fc.uint8Array({ minLength: 1, maxLength: 256 }).map((bytes) => Buffer.from(bytes)))
+      ? fc.oneof(
+          fc.constant(base.body),
+          fc.uint8Array({ minLength: 1, maxLength: 256 }).map((bytes) => Buffer.from(bytes)),
+        )
       : base.body !== undefined
         ? fc.oneof({ weight: 3, arbitrary: fc.constant(base.body) }, { weight: 1, arbitrary: conforming(op.body.schema, source) })
         : conforming(op.body.schema, source);
@@ -328,23 +334,36 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
     });
 
     for (const p of pathParameters) {
-      mutations.push(hostileSegment(request.segments[p.name]!, source).map((segment) => ({ ...request, segments: { ...request.segments, [p.name]: segment }, mutation: `path ${p.name}` })));
+      mutations.push(
+        hostileSegment(request.segments[p.name]!, source).map((segment) => ({
+          ...request,
+          segments: { ...request.segments, [p.name]: segment },
+          mutation: `path ${p.name}`,
+        })),
+      );
     }
     for (const p of queryParameters) {
       mutations.push(
         hostileQuery(p).map((value) => withQuery(p.name, [value], `query ${p.name}`)),
-        fc.tuple(fc.oneof(conformingQuery(p), hostileQuery(p)), fc.oneof(conformingQuery(p), hostileQuery(p))).map((values) => withQuery(p.name, values, `query ${p.name} twice`)),
+        fc
+          .tuple(fc.oneof(conformingQuery(p), hostileQuery(p)), fc.oneof(conformingQuery(p), hostileQuery(p)))
+          .map((values) => withQuery(p.name, values, `query ${p.name} twice`)),
       );
     }
     if (queryParameters.length > 0 && query.length > 0) {
       mutations.push(fc.constantFrom(...query).map(([name, value]) => withQuery(name, [value, value], `query ${name} twice, equal`)));
     }
     mutations.push(
-      fc.array(fc.tuple(fc.oneof(nastyString, fc.constantFrom('per_page[]', 'a[b]', '__proto__', 'constructor')), fc.oneof(nastyString, fc.constant(''))), { minLength: 1, maxLength: 3 }).map((extra) => ({
-        ...request,
-        query: [...request.query, ...extra],
-        mutation: 'unknown query parameters',
-      })),
+      fc
+        .array(fc.tuple(fc.oneof(nastyString, fc.constantFrom('per_page[]', 'a[b]', '__proto__', 'constructor')), fc.oneof(nastyString, fc.constant(''))), {
+          minLength: 1,
+          maxLength: 3,
+        })
+        .map((extra) => ({
+          ...request,
+          query: [...request.query, ...extra],
+          mutation: 'unknown query parameters',
+        })),
       fc.constantFrom(...AUTHORIZATIONS).map((authorization) => ({ ...request, caller: 'garbage' as const, authorization, mutation: 'authorization' })),
       fc.constantFrom(...METHODS.filter((m) => m !== op.method)).map((method) => ({ ...request, method, mutation: 'method' })),
     );
@@ -355,13 +374,24 @@ function requestsOf(op: OperationShape, base: RequestBase, setting: RequestSetti
       // each field of the body on its own, at any depth: where the handlers' own checks are
       for (const field of fieldsOf(schema, source.root)) {
         const label = `body field ${field.path.join('.')}`;
-        mutations.push(hostile(field.schema, source, { huge: true }).map((value) => ({ ...request, contentType: JSON_TYPE, body: withField(body, field.path, value), mutation: label })));
+        mutations.push(
+          hostile(field.schema, source, { huge: true }).map((value) => ({
+            ...request,
+            contentType: JSON_TYPE,
+            body: withField(body, field.path, value),
+            mutation: label,
+          })),
+        );
       }
       mutations.push(
         hostile(schema, source, { huge: true }).map((value) => ({ ...request, contentType: JSON_TYPE, body: value, mutation: 'body value' })),
         malformedJson(text).map((raw) => ({ ...request, contentType: JSON_TYPE, body: raw, mutation: `body ${raw.label}` })),
-        fc.constantFrom(setting.limits.json, setting.limits.json + 1).map((size) => ({ ...request, contentType: JSON_TYPE, body: jsonOfSize(body, size), mutation: `body of ${size} bytes` })),
-        fc.constantFrom(...CONTENT_TYPES).map((contentType) => ({ ...request, contentType, body: new RawBody(Buffer.from(text), 'the base body'), mutation: 'content type' })),
+        fc
+          .constantFrom(setting.limits.json, setting.limits.json + 1)
+          .map((size) => ({ ...request, contentType: JSON_TYPE, body: jsonOfSize(body, size), mutation: `body of ${size} bytes` })),
+        fc
+          .constantFrom(...CONTENT_TYPES)
+          .map((contentType) => ({ ...request, contentType, body: new RawBody(Buffer.from(text), 'the base body'), mutation: 'content type' })),
         fc.constant({ ...request, contentType: undefined, body: new RawBody(Buffer.from(text), 'the base body'), mutation: 'body without content type' }),
         fc.constant({ ...request, contentType: undefined, body: undefined, mutation: 'no body' }),
         fc.constant({ ...request, contentType: JSON_TYPE, body: new RawBody(Buffer.alloc(0), 'empty'), mutation: 'empty JSON body' }),

@@ -38,7 +38,10 @@ export function resolve(schema: Schema | undefined, root: Record<string, any>): 
   let node = schema ?? {};
   for (let hops = 0; typeof node.$ref === 'string'; hops++) {
     if (hops > 32) throw new Error(`$ref cycle at ${node.$ref}`);
-    const path = node.$ref.replace(/^#\//, '').split('/').map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
+    const path = node.$ref
+      .replace(/^#\//, '')
+      .split('/')
+      .map((s) => s.replace(/~1/g, '/').replace(/~0/g, '~'));
     node = path.reduce((at: any, key) => at?.[key], root) as Schema;
     if (!node) throw new Error(`unresolvable $ref ${schema?.$ref}`);
   }
@@ -129,13 +132,19 @@ function conformingOfType(type: JsonType, s: Schema, source: SchemaSource, depth
     case 'integer':
       return fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 });
     case 'number':
-      return fc.oneof(fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 }), fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true }));
+      return fc.oneof(
+        fc.integer({ min: s.minimum ?? -1_000_000, max: s.maximum ?? 1_000_000 }),
+        fc.double({ min: s.minimum ?? -1e6, max: s.maximum ?? 1e6, noNaN: true }),
+      );
     case 'boolean':
       return fc.boolean();
     case 'null':
       return fc.constant(null);
     case 'array':
-      return fc.array(conforming(s.items, source, depth + 1), { minLength: s.minItems ?? 0, maxLength: Math.min(s.maxItems ?? 3, Math.max(3, s.minItems ?? 0)) });
+      return fc.array(conforming(s.items, source, depth + 1), {
+        minLength: s.minItems ?? 0,
+        maxLength: Math.min(s.maxItems ?? 3, Math.max(3, s.minItems ?? 0)),
+      });
     case 'object': {
       const properties = (s.properties ?? {}) as Record<string, Schema>;
       if (Object.keys(properties).length === 0) return fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 1 }), { maxKeys: 3 });
@@ -332,16 +341,13 @@ function hostileOf(schema: Schema | undefined, source: SchemaSource, options: Ho
 function nearMisses(values: unknown[]): fc.Arbitrary<unknown> {
   const strings = values.filter((v): v is string => typeof v === 'string');
   if (strings.length === 0) return fc.constantFrom(...wrongTypes(['null']));
-  return fc.constantFrom(...strings).chain((value) =>
-    fc.constantFrom(value.toUpperCase(), ` ${value}`, `${value} `, `${value}\u0000`, `${value}s`, value.slice(0, -1), `${value}\u200b`),
-  );
+  return fc
+    .constantFrom(...strings)
+    .chain((value) => fc.constantFrom(value.toUpperCase(), ` ${value}`, `${value} `, `${value}\u0000`, `${value}s`, value.slice(0, -1), `${value}\u200b`));
 }
 
 /** `{"a": {"a": …}}` and `[[[…]]]` a thousand levels deep. */
-const deepNesting = fc.constantFrom(
-  JSON.parse(`${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}`),
-  JSON.parse(`${'['.repeat(1000)}${']'.repeat(1000)}`),
-);
+const deepNesting = fc.constantFrom(JSON.parse(`${'{"a":'.repeat(1000)}1${'}'.repeat(1000)}`), JSON.parse(`${'['.repeat(1000)}${']'.repeat(1000)}`));
 
 function edgesOfType(type: JsonType, s: Schema, source: SchemaSource, options: HostileOptions, depth: number): fc.MaybeWeightedArbitrary<unknown>[] {
   switch (type) {
@@ -373,7 +379,10 @@ function stringEdges(s: Schema, options: HostileOptions): fc.MaybeWeightedArbitr
   if (s.format === 'uuid') arbs.push(fc.uuid().chain(corruptOneCharacter));
   if (typeof s.pattern === 'string') {
     const matching = fc.stringMatching(new RegExp(s.pattern));
-    arbs.push(fc.tuple(matching, nastyString).map(([text, tail]) => text + tail), matching.chain(corruptOneCharacter));
+    arbs.push(
+      fc.tuple(matching, nastyString).map(([text, tail]) => text + tail),
+      matching.chain(corruptOneCharacter),
+    );
   }
   if (options.huge) arbs.push(hugeString);
   return arbs;
@@ -415,16 +424,22 @@ function objectEdges(s: Schema, source: SchemaSource, options: HostileOptions, d
     fc.constant({}),
     deepNesting,
     // unknown fields, `__proto__` among them (an own property in parsed JSON)
-    fc.tuple(base, fc.dictionary(fc.oneof(nastyString, fc.constantFrom('__proto__', 'constructor', 'prototype')), fc.jsonValue({ maxDepth: 2 }), { minKeys: 1, maxKeys: 4 })).map(
-      ([value, extra]) => ({ ...value, ...extra }),
-    ),
+    fc
+      .tuple(
+        base,
+        fc.dictionary(fc.oneof(nastyString, fc.constantFrom('__proto__', 'constructor', 'prototype')), fc.jsonValue({ maxDepth: 2 }), {
+          minKeys: 1,
+          maxKeys: 4,
+        }),
+      )
+      .map(([value, extra]) => ({ ...value, ...extra })),
   ];
   if (properties.length > 0) {
     // one property hostile, the others as they were
     arbs.push(
-      fc.tuple(base, fc.constantFrom(...properties)).chain(([value, name]) =>
-        hostile(s.properties[name], source, options, depth + 1).map((bad) => ({ ...value, [name]: bad })),
-      ),
+      fc
+        .tuple(base, fc.constantFrom(...properties))
+        .chain(([value, name]) => hostile(s.properties[name], source, options, depth + 1).map((bad) => ({ ...value, [name]: bad }))),
     );
   }
   const required: string[] = s.required ?? [];

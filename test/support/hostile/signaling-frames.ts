@@ -106,13 +106,16 @@ const NOT_FRAMES: Record<string, string | Buffer> = {
 const NOT_UTF8 = [Buffer.from([0xff, 0xfe]), Buffer.from([0xc0, 0xaf]), Buffer.from([0xed, 0xa0, 0x80]), Buffer.from([0x80]), Buffer.from([0xe2, 0x82])];
 
 function notUtf8(binary: boolean): fc.Arbitrary<Frame> {
-  return fc.constantFrom(...NOT_UTF8).map(
-    (bad) => new Frame(Buffer.concat([Buffer.from('{"namespace":"echo","payload":{"action":"'), bad, Buffer.from('"}}')]), binary, 'not UTF-8'),
-  );
+  return fc
+    .constantFrom(...NOT_UTF8)
+    .map((bad) => new Frame(Buffer.concat([Buffer.from('{"namespace":"echo","payload":{"action":"'), bad, Buffer.from('"}}')]), binary, 'not UTF-8'));
 }
 
 /** Namespaces no module has (`media` among them until it is built), and near misses of those that exist. */
-const NAMESPACES = fc.oneof(fc.constantFrom('polls', 'Control', 'control ', 'timer\u0000', '', '__proto__', 'constructor', 'breakout', 'recording', 'media'), nastyString);
+const NAMESPACES = fc.oneof(
+  fc.constantFrom('polls', 'Control', 'control ', 'timer\u0000', '', '__proto__', 'constructor', 'breakout', 'recording', 'media'),
+  nastyString,
+);
 
 export interface FrameSetting {
   document: Record<string, any>;
@@ -135,38 +138,62 @@ export function hostileFrames(setting: FrameSetting): fc.Arbitrary<Frame> {
       .map((field) => ({ command: c, field })),
   );
   return fc.oneof(
-    { weight: 6, arbitrary: fc.tuple(command, fc.boolean()).chain(([c, asBinary]) => conforming(c.schema, source).map((frame) => json(frame, `valid ${c.id}`, asBinary))) },
-    { weight: 2, arbitrary: command.chain((c) => hostile(payloadSchema(c), source).map((payload) => json({ namespace: c.namespace, payload }, `hostile payload of ${c.id}`))) },
+    {
+      weight: 6,
+      arbitrary: fc.tuple(command, fc.boolean()).chain(([c, asBinary]) => conforming(c.schema, source).map((frame) => json(frame, `valid ${c.id}`, asBinary))),
+    },
+    {
+      weight: 2,
+      arbitrary: command.chain((c) =>
+        hostile(payloadSchema(c), source).map((payload) => json({ namespace: c.namespace, payload }, `hostile payload of ${c.id}`)),
+      ),
+    },
     // one field of a valid command hostile, at any depth: where the modules' own checks are
     {
       weight: 4,
-      arbitrary: fc.constantFrom(...fields).chain(({ command: c, field }) =>
-        fc.tuple(conforming(payloadSchema(c), source), hostile(field.schema, source)).map(([payload, value]) =>
-          json({ namespace: c.namespace, payload: withField(payload, field.path, value) }, `${c.id} with a hostile ${field.path.join('.')}`),
+      arbitrary: fc
+        .constantFrom(...fields)
+        .chain(({ command: c, field }) =>
+          fc
+            .tuple(conforming(payloadSchema(c), source), hostile(field.schema, source))
+            .map(([payload, value]) =>
+              json({ namespace: c.namespace, payload: withField(payload, field.path, value) }, `${c.id} with a hostile ${field.path.join('.')}`),
+            ),
         ),
-      ),
     },
     { weight: 2, arbitrary: command.chain((c) => hostile(c.schema, source).map((frame) => json(frame, `hostile ${c.id}`))) },
     {
       weight: 1,
-      arbitrary: fc.tuple(NAMESPACES, command).chain(([namespace, c]) => conforming(payloadSchema(c), source).map((payload) => json({ namespace, payload }, `namespace ${JSON.stringify(namespace)}`))),
+      arbitrary: fc
+        .tuple(NAMESPACES, command)
+        .chain(([namespace, c]) =>
+          conforming(payloadSchema(c), source).map((payload) => json({ namespace, payload }, `namespace ${JSON.stringify(namespace)}`)),
+        ),
     },
-    { weight: 2, arbitrary: fc.tuple(fc.constantFrom(...Object.keys(NOT_FRAMES)), binary).map(([name, asBinary]) => new Frame(Buffer.from(NOT_FRAMES[name]!), asBinary, name)) },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.constantFrom(...Object.keys(NOT_FRAMES)), binary)
+        .map(([name, asBinary]) => new Frame(Buffer.from(NOT_FRAMES[name]!), asBinary, name)),
+    },
     { weight: 1, arbitrary: fc.oneof(notUtf8(true), notUtf8(false)) },
     {
       weight: 1,
       arbitrary: fc.tuple(fc.constantFrom(soft, soft + 1, hard, hard + 1), fc.boolean()).map(([size, asBinary]) => echoOfSize(size, asBinary)),
     },
     { weight: 1, arbitrary: fc.tuple(fc.jsonValue({ maxDepth: 3 }), binary).map(([value, asBinary]) => json(value, 'any JSON', asBinary)) },
-    { weight: 1, arbitrary: fc.constant(new Sized('😀', Math.ceil(soft / 4) + 1)).map((big) => json({ namespace: 'chat', payload: { action: 'send_message', scope: 'global', content: big } }, 'chat over the soft limit')) },
+    {
+      weight: 1,
+      arbitrary: fc
+        .constant(new Sized('😀', Math.ceil(soft / 4) + 1))
+        .map((big) => json({ namespace: 'chat', payload: { action: 'send_message', scope: 'global', content: big } }, 'chat over the soft limit')),
+    },
   );
 }
 
 /** What the contract says a frame gets, given whether the sender has joined. */
 export type Expected =
-  | { close: 1007 | 1009 }
-  | { error: 'message_too_large' | 'invalid_json' | 'invalid_message' | 'invalid_namespace' | 'not_yet_joined' }
-  | { module: string };
+  { close: 1007 | 1009 } | { error: 'message_too_large' | 'invalid_json' | 'invalid_message' | 'invalid_namespace' | 'not_yet_joined' } | { module: string };
 
 /** `echo.request`: a payload nesting deeper (the payload itself counting as one) is `invalid_message`. */
 const ECHO_MAX_NESTING = 100;

@@ -5,7 +5,13 @@
  * (test/integration/client/signaling-reconnect.test.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { SignalingCommandError, SignalingConnectError, SignalingProtocolError, SignalingStartError, SignalingTimeoutError } from '../../../packages/client/src/signaling-errors.js';
+import {
+  SignalingCommandError,
+  SignalingConnectError,
+  SignalingProtocolError,
+  SignalingStartError,
+  SignalingTimeoutError,
+} from '../../../packages/client/src/signaling-errors.js';
 import { backoffDelay, isRetryableClose, isRetryableFailure, reconnectPolicy } from '../../../packages/client/src/signaling-reconnect.js';
 
 describe('reconnectPolicy', () => {

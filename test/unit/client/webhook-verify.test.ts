@@ -22,9 +22,13 @@ function headers(id: string, timestamp: number, signed: string) {
 
 describe('verifyWebhook', () => {
   it('accepts the reference vector, also among other signatures', async () => {
-    await expect(verifyWebhook(VECTOR.secret, headers(VECTOR.id, VECTOR.timestamp, VECTOR.signature), VECTOR.body, { now: AT_VECTOR })).resolves.toEqual({ test: 2432232314 });
+    await expect(verifyWebhook(VECTOR.secret, headers(VECTOR.id, VECTOR.timestamp, VECTOR.signature), VECTOR.body, { now: AT_VECTOR })).resolves.toEqual({
+      test: 2432232314,
+    });
     const several = `v1,AAAA v2,ignored ${VECTOR.signature}`;
-    await expect(verifyWebhook(VECTOR.secret, headers(VECTOR.id, VECTOR.timestamp, several), VECTOR.body, { now: AT_VECTOR })).resolves.toEqual({ test: 2432232314 });
+    await expect(verifyWebhook(VECTOR.secret, headers(VECTOR.id, VECTOR.timestamp, several), VECTOR.body, { now: AT_VECTOR })).resolves.toEqual({
+      test: 2432232314,
+    });
   });
 
   it('accepts what the server signs, and types the body by its type', async () => {

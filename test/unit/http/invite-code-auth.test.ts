@@ -41,7 +41,10 @@ function fakeDeps(validCodes: string[] = [CODE]) {
 }
 
 async function rejection(promise: Promise<unknown>): Promise<HttpError> {
-  const error = await promise.then(() => undefined, (err: unknown) => err);
+  const error = await promise.then(
+    () => undefined,
+    (err: unknown) => err,
+  );
   expect(error).toBeInstanceOf(DomainError);
   return httpError(error as DomainError);
 }

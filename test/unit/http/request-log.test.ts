@@ -38,7 +38,7 @@ async function appLogging(level: string, lines: Record<string, unknown>[], acces
 }
 
 describe('requestLogger', () => {
-  it('masks the invite code of an owner\'s invite path, which is a guest\'s credential', async () => {
+  it("masks the invite code of an owner's invite path, which is a guest's credential", async () => {
     const lines: Record<string, unknown>[] = [];
     const url = await appLogging('debug', lines);
     const code = '0c5b3a0e-2f6e-4d7f-9a51-3f1d2f9b6c11';
@@ -47,7 +47,7 @@ describe('requestLogger', () => {
     expect(lines).toMatchObject([{ msg: 'request completed', req: { url: '/rooms/r1/invites/<invite code>?x=1' } }]);
   });
 
-  it('masks the token of a calendar feed URL, which is the feed\'s only credential', async () => {
+  it("masks the token of a calendar feed URL, which is the feed's only credential", async () => {
     const lines: Record<string, unknown>[] = [];
     const url = await appLogging('debug', lines);
     const token = 'Zm9vYmFyYmF6cXV4cXV1eGNvcmdlZ3JhdWx0Z2FycGx5';
@@ -105,4 +105,3 @@ describe('requestLogger', () => {
     expect(off).toEqual([]);
   });
 });
-

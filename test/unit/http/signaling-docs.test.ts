@@ -9,7 +9,13 @@ const doc = {
       address: '/signaling',
       messages: {
         'timer.start': { $ref: '#/components/messages/timer.start' },
-        'evil.one': { name: 'evil.one', title: hostile, summary: hostile, payload: { const: hostile }, examples: [{ name: hostile, payload: { text: hostile } }] },
+        'evil.one': {
+          name: 'evil.one',
+          title: hostile,
+          summary: hostile,
+          payload: { const: hostile },
+          examples: [{ name: hostile, payload: { text: hostile } }],
+        },
       },
     },
   },

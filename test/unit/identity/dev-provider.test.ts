@@ -5,9 +5,7 @@ import { join } from 'node:path';
 import { decodeJwt, decodeProtectedHeader } from 'jose';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 
-import {
-  createDevIdentityProvider, devIssuerUrl, devKeyFile, devProviderFromConfig,
-} from '../../../src/domain/identity/dev-provider.js';
+import { createDevIdentityProvider, devIssuerUrl, devKeyFile, devProviderFromConfig } from '../../../src/domain/identity/dev-provider.js';
 import type { IdentityConfig } from '../../../src/domain/identity/identity-config.js';
 import { IdentityConfigurationError, createIdentity, identityMode } from '../../../src/domain/identity/identity.js';
 import { asHttp } from '../../support/http-errors.js';
@@ -38,10 +36,20 @@ describe('development identity provider', () => {
     const provider = await createDevIdentityProvider({ issuer: ISSUER });
     const identity = await createIdentity(devConfig(dir), { devProvider: provider });
     const tokens = await provider.issueTokens({
-      subject: 'dev-alice', email: 'alice@example.test', given_name: 'Alice', family_name: 'Example', name: 'Alice Example', roles: ['call-in'],
+      subject: 'dev-alice',
+      email: 'alice@example.test',
+      given_name: 'Alice',
+      family_name: 'Example',
+      name: 'Alice Example',
+      roles: ['call-in'],
     });
     expect(await identity.verifyIdToken(tokens.id_token)).toMatchObject({
-      issuer: ISSUER, subject: 'dev-alice', email: 'alice@example.test', firstname: 'Alice', lastname: 'Example', display_name: 'Alice Example',
+      issuer: ISSUER,
+      subject: 'dev-alice',
+      email: 'alice@example.test',
+      firstname: 'Alice',
+      lastname: 'Example',
+      display_name: 'Alice Example',
     });
     expect(await identity.verifyAccessToken(tokens.access_token)).toMatchObject({ subject: 'dev-alice', expires_at: tokens.expires_at });
     await expect(identity.verifyServiceToken(tokens.access_token, 'call-in')).resolves.toMatchObject({ roles: ['call-in'] });

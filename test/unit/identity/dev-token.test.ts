@@ -28,7 +28,11 @@ afterEach(async () => {
 describe('dev-token', () => {
   it('derives a user from a name', () => {
     expect(devUser('alice.smith')).toEqual({
-      subject: 'dev-alice.smith', email: 'alice.smith@example.test', given_name: 'Alice', family_name: 'Smith', name: 'Alice Smith',
+      subject: 'dev-alice.smith',
+      email: 'alice.smith@example.test',
+      given_name: 'Alice',
+      family_name: 'Smith',
+      name: 'Alice Smith',
     });
     expect(devUser('bob')).toMatchObject({ given_name: 'Bob', family_name: 'Example' });
   });
@@ -37,7 +41,10 @@ describe('dev-token', () => {
     const output = await mintDevTokens(config, { name: 'alice' });
     const identity = await createIdentity(config); // builds its provider from the same key file
     await expect(identity.verifyIdToken(output.id_token!)).resolves.toMatchObject({
-      subject: 'dev-alice', email: 'alice@example.test', firstname: 'Alice', lastname: 'Example',
+      subject: 'dev-alice',
+      email: 'alice@example.test',
+      firstname: 'Alice',
+      lastname: 'Example',
     });
     await expect(identity.verifyAccessToken(output.access_token)).resolves.toMatchObject({ subject: 'dev-alice' });
     expect(output.issuer).toBe('http://localhost:11311/dev-idp');
@@ -48,7 +55,8 @@ describe('dev-token', () => {
     expect(output.id_token).toBeUndefined();
     const identity = await createIdentity(config);
     await expect(identity.verifyServiceToken(output.access_token, 'call-in')).resolves.toEqual({
-      subject: 'service-account-gateway', roles: ['call-in'],
+      subject: 'service-account-gateway',
+      roles: ['call-in'],
     });
     expect(Date.parse(output.expires_at) - Date.now()).toBeLessThanOrEqual(120_000);
   });

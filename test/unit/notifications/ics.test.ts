@@ -161,17 +161,13 @@ describe('buildCalendar', () => {
     expect(ics).toContain('DTSTART;TZID=America/New_York:20300205T080000\r\n');
     expect(ics).toContain('BEGIN:VTIMEZONE\r\nTZID:America/New_York\r\n');
 
-    expect(occurrences(ics, '2030-03-01')).toEqual([
-      '2030-01-07T09:00:00.000Z',
-      '2030-01-10T14:00:00.000Z',
-      '2030-02-05T13:00:00.000Z',
-    ]);
+    expect(occurrences(ics, '2030-03-01')).toEqual(['2030-01-07T09:00:00.000Z', '2030-01-10T14:00:00.000Z', '2030-02-05T13:00:00.000Z']);
     const { events } = parseCalendar(ics);
     expect(events[1]!.summary).toBe('Planning (moved)');
     expect(events[1]!.uid).toBe(events[0]!.uid);
   });
 
-  it('reads a date EXDATE of a timed series as that day\'s occurrence, and a date UNTIL as the end of that day', () => {
+  it("reads a date EXDATE of a timed series as that day's occurrence, and a date UNTIL as the end of that day", () => {
     const ics = buildCalendar('REQUEST', event({ pattern: ['RRULE:FREQ=DAILY;UNTIL=20300110', 'EXDATE;VALUE=DATE:20300108'] }), NOW);
     expect(ics).toContain('RRULE:FREQ=DAILY;UNTIL=20300110T225959Z\r\n');
     expect(ics).toContain('EXDATE;TZID=Europe/Berlin:20300108T100000\r\n');
@@ -207,7 +203,13 @@ describe('buildCalendar', () => {
   });
 
   it('writes the dates of an all-day series as written, whatever zone its values carry, as the instance expansion reads them', () => {
-    const times = { isAllDay: true, start: new Date('2030-03-29T00:00:00Z'), startZone: 'Europe/Berlin', end: new Date('2030-03-29T00:00:00Z'), endZone: 'Europe/Berlin' };
+    const times = {
+      isAllDay: true,
+      start: new Date('2030-03-29T00:00:00Z'),
+      startZone: 'Europe/Berlin',
+      end: new Date('2030-03-29T00:00:00Z'),
+      endZone: 'Europe/Berlin',
+    };
     // 00:30 Berlin and 10:00 Auckland are both on the day before in UTC
     const pattern = ['RRULE:FREQ=DAILY;UNTIL=20300403T003000', 'EXDATE:20300331T003000', 'RDATE;TZID=Pacific/Auckland:20300410T100000'];
     const ics = buildCalendar('REQUEST', event({ times, pattern }), NOW);
@@ -215,7 +217,14 @@ describe('buildCalendar', () => {
     expect(ics).toContain('EXDATE;VALUE=DATE:20300331\r\n');
     expect(ics).toContain('RDATE;VALUE=DATE:20300410\r\n');
     const expanded = expandSeries({ start: times.start, timezone: times.startZone, isAllDay: true, pattern }, { durationMs: 0, limit: 10 });
-    expect(expanded.map((date) => date.toISOString().slice(0, 10).replace(/-/g, ''))).toEqual(['20300329', '20300330', '20300401', '20300402', '20300403', '20300410']);
+    expect(expanded.map((date) => date.toISOString().slice(0, 10).replace(/-/g, ''))).toEqual([
+      '20300329',
+      '20300330',
+      '20300401',
+      '20300402',
+      '20300403',
+      '20300410',
+    ]);
   });
 
   it('writes UTC events with Z and no VTIMEZONE', () => {

@@ -86,7 +86,12 @@ function recorder() {
       if (Date.now() > deadline) throw new Error(`the marker never arrived: ${JSON.stringify(got)}`);
       await new Promise((resolve) => setTimeout(resolve, 2));
     }
-    return got.slice(0, got.findIndex((m) => m.payload.n === -1)).map((m) => m.payload.n as number);
+    return got
+      .slice(
+        0,
+        got.findIndex((m) => m.payload.n === -1),
+      )
+      .map((m) => m.payload.n as number);
   }
   return { got, listener, until, beforeMarker };
 }

@@ -129,7 +129,11 @@ describeRoomStore<ChatStore>(
       const pair = toParticipant(alice, bob);
       for (const m of [message(alice), group, pair]) await one.post(roomId, m);
       await two.clearRoomHistory(roomId);
-      expect(await one.join(roomId, alice, ['/dev'])).toMatchObject({ room: [], groups: [{ name: '/dev', history: [group] }], private: [{ correspondent: bob, history: [pair] }] });
+      expect(await one.join(roomId, alice, ['/dev'])).toMatchObject({
+        room: [],
+        groups: [{ name: '/dev', history: [group] }],
+        private: [{ correspondent: bob, history: [pair] }],
+      });
       const next = message(bob);
       await two.post(roomId, next);
       expect((await one.join(roomId, carol, [])).room).toEqual([next]);

@@ -204,7 +204,7 @@ describe('clear_history', () => {
 });
 
 describe('join_success', () => {
-  it("shows a joiner an empty chat with one entry per group of its user, and a guest none", async () => {
+  it('shows a joiner an empty chat with one entry per group of its user, and a guest none', async () => {
     const empty = {
       enabled: true,
       room_history: [],
@@ -319,7 +319,11 @@ describe('set_last_seen_timestamp', () => {
       last_seen_timestamps_private: { [carol.id]: at(33) },
     });
     // another participant (a new session, a new id) starts with none
-    expect(await chatAtJoin(member(['/dev']))).toMatchObject({ last_seen_timestamp_global: null, last_seen_timestamps_group: {}, last_seen_timestamps_private: {} });
+    expect(await chatAtJoin(member(['/dev']))).toMatchObject({
+      last_seen_timestamp_global: null,
+      last_seen_timestamps_group: {},
+      last_seen_timestamps_private: {},
+    });
   });
 
   it('takes a private one for a participant in the room, or one that left after a private chat', async () => {

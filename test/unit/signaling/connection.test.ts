@@ -64,7 +64,15 @@ async function connectionWith(echo: SignalingModule) {
   const deps = { config: config.signaling, hubs, modules: { control: real.control, byNamespace }, signalingStore, scheduler, logger };
   const room = { roomId: crypto.randomUUID(), ownerId: crypto.randomUUID(), waitingRoom: false, tariff: createTariffCatalog(config.tariffs).defaultTariff };
   const id = crypto.randomUUID();
-  const participant = { id, who: { kind: 'sip', sipId: id }, kind: 'sip', role: 'guest', isRoomOwner: false, resuming: false, resumption: crypto.randomUUID() } as const;
+  const participant = {
+    id,
+    who: { kind: 'sip', sipId: id },
+    kind: 'sip',
+    role: 'guest',
+    isRoomOwner: false,
+    resuming: false,
+    resumption: crypto.randomUUID(),
+  } as const;
 
   const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await once(wss, 'listening');

@@ -169,7 +169,8 @@ async function testerWithGate(options: { bus?: SignalingBus } = {}) {
   const gate: SignalingModule = {
     namespace: 'gate',
     handleCommand: async () => undefined,
-    joinData: (session) => (session.displayName === 'Slow' ? new Promise<undefined>((resolve) => (letGo = () => resolve(undefined))) : Promise.resolve(undefined)),
+    joinData: (session) =>
+      session.displayName === 'Slow' ? new Promise<undefined>((resolve) => (letGo = () => resolve(undefined))) : Promise.resolve(undefined),
   };
   await tester.close();
   tester = createModuleTester({ ...options, modules: (deps) => [createControlModule(deps), createModerationModule(deps), gate] });
@@ -190,7 +191,9 @@ describe('a join held up while another completes', () => {
     await tester.flush();
     expect(tester.payloads(slow)).toEqual([]); // held at the gate, after the member list was read
     await joinAsIs(quick, 'Quick');
-    expect(tester.payloads(quick, 'control')).toEqual([expect.objectContaining({ message: 'join_success', participants: [expect.objectContaining({ id: slow.id })] })]);
+    expect(tester.payloads(quick, 'control')).toEqual([
+      expect.objectContaining({ message: 'join_success', participants: [expect.objectContaining({ id: slow.id })] }),
+    ]);
     expect(tester.payloads(slow)).toEqual([]);
 
     letGo();
@@ -234,7 +237,7 @@ function holdingBus() {
 }
 
 describe('an arrival on its way while the joiner reads who is there', () => {
-  it("is not sent to a joiner whose join_success already listed that participant, and a later rejoin is", async () => {
+  it('is not sent to a joiner whose join_success already listed that participant, and a later rejoin is', async () => {
     const { bus, hold, letGo } = holdingBus();
     await tester.close();
     tester = createModuleTester({ bus });
@@ -260,7 +263,7 @@ describe('an arrival on its way while the joiner reads who is there', () => {
     ]);
   });
 
-  it("is not sent to a joining moderator whose waiting list already named that participant, and a later return is", async () => {
+  it('is not sent to a joining moderator whose waiting list already named that participant, and a later return is', async () => {
     const { bus, hold, letGo } = holdingBus();
     await tester.close();
     tester = createModuleTester({ bus });
@@ -276,7 +279,11 @@ describe('an arrival on its way while the joiner reads who is there', () => {
     await letGo();
     await tester.flush();
     const [success] = tester.payloads(max, 'control');
-    expect(success!.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
+    expect(success!.moderation).toEqual({
+      raise_hands_enabled: true,
+      waiting_room_enabled: true,
+      waiting_room_participants: [expect.objectContaining({ id: gus.id })],
+    });
     expect(tester.payloads(max, 'moderation')).toEqual([]);
     expect(tester.payloads(mona, 'moderation')).toEqual([expect.objectContaining({ message: 'joined_waiting_room', id: gus.id })]);
 
@@ -291,7 +298,7 @@ describe('an arrival on its way while the joiner reads who is there', () => {
 });
 
 describe('arrivals reaching a joiner while its join is held up', () => {
-  it("are not sent after join_success when it listed them (in the room and in the waiting room)", async () => {
+  it('are not sent after join_success when it listed them (in the room and in the waiting room)', async () => {
     const { bus, hold, letGo: letBusGo } = holdingBus();
     const { room: gatedRoom, letGo } = await testerWithGate({ bus });
     const room = gatedRoom({ waitingRoom: true });
@@ -314,7 +321,11 @@ describe('arrivals reaching a joiner while its join is held up', () => {
 
     const [success, ...rest] = tester.payloads(slow);
     expect((success!.participants as Array<{ id: string }>).map((p) => p.id).sort()).toEqual([mona.id, alice.id].sort());
-    expect(success!.moderation).toEqual({ raise_hands_enabled: true, waiting_room_enabled: true, waiting_room_participants: [expect.objectContaining({ id: gus.id })] });
+    expect(success!.moderation).toEqual({
+      raise_hands_enabled: true,
+      waiting_room_enabled: true,
+      waiting_room_participants: [expect.objectContaining({ id: gus.id })],
+    });
     expect(rest).toEqual([]);
     expect(tester.payloads(mona).map((event) => [event.message, event.id])).toEqual([
       ['joined', alice.id],
@@ -339,7 +350,11 @@ describe('a join whose joined cannot be published', () => {
     const { bus, failing } = failingBus();
     await tester.close();
     tester = createModuleTester({ bus });
-    const [alice, bob, carl] = [tester.participant({ displayName: 'Alice' }), tester.participant({ displayName: 'Bob' }), tester.participant({ displayName: 'Carl' })];
+    const [alice, bob, carl] = [
+      tester.participant({ displayName: 'Alice' }),
+      tester.participant({ displayName: 'Bob' }),
+      tester.participant({ displayName: 'Carl' }),
+    ];
     await tester.join(alice);
     tester.payloads(alice);
 

@@ -130,7 +130,12 @@ describe('a moderator and raised hands', () => {
     for (const session of [alice, ulla, gus]) {
       expect(tester.payloads(session, 'moderation')).toEqual([{ message: 'raise_hands_disabled', issued_by: alice.id }]);
     }
-    expect(updates(alice, hand).sort()).toEqual([[gus.id, [false, iso(T0)]], [ulla.id, [false, iso(T0)]]].sort());
+    expect(updates(alice, hand).sort()).toEqual(
+      [
+        [gus.id, [false, iso(T0)]],
+        [ulla.id, [false, iso(T0)]],
+      ].sort(),
+    );
     for (const session of [ulla, gus]) tester.sent(session);
     await control(ulla, { action: 'raise_hand' });
     expect(tester.payloads(ulla)).toEqual([{ message: 'error', error: 'raise_hands_disabled' }]);
@@ -178,7 +183,12 @@ describe('a moderator and raised hands', () => {
     for (const session of [alice, ulla, gus]) {
       expect(tester.payloads(session, 'moderation')).toEqual([{ message: 'raised_hand_reset_by_moderator', issued_by: alice.id }]);
     }
-    expect(updates(gus, hand).sort()).toEqual([[alice.id, [false, iso(T0 + 1_000)]], [ulla.id, [false, iso(T0 + 1_000)]]].sort());
+    expect(updates(gus, hand).sort()).toEqual(
+      [
+        [alice.id, [false, iso(T0 + 1_000)]],
+        [ulla.id, [false, iso(T0 + 1_000)]],
+      ].sort(),
+    );
     // raising stays allowed
     await control(ulla, { action: 'raise_hand' });
     expect(updates(gus, hand)).toEqual([[ulla.id, [true, iso(T0 + 1_000)]]]);
@@ -201,7 +211,12 @@ describe('a moderator and raised hands', () => {
     for (const session of [ulla, gus]) {
       expect(tester.payloads(session, 'moderation')).toEqual([{ message: 'raised_hand_reset_by_moderator', issued_by: alice.id }]);
     }
-    expect(updates(alice, hand).sort()).toEqual([[gus.id, [false, iso(T0)]], [ulla.id, [false, iso(T0)]]].sort());
+    expect(updates(alice, hand).sort()).toEqual(
+      [
+        [gus.id, [false, iso(T0)]],
+        [ulla.id, [false, iso(T0)]],
+      ].sort(),
+    );
   });
 
   it.each([
@@ -253,7 +268,10 @@ describe('grant_moderator_role and revoke_moderator_role', () => {
       { message: 'role_updated', new_role: 'moderator' },
       { message: 'role_updated', new_role: 'user' },
     ]);
-    expect(updates(gus, role)).toEqual([[ulla.id, 'moderator'], [ulla.id, 'user']]);
+    expect(updates(gus, role)).toEqual([
+      [ulla.id, 'moderator'],
+      [ulla.id, 'user'],
+    ]);
   });
 
   it("take effect where the role matters: the timer's and moderation's permissions", async () => {
@@ -296,11 +314,7 @@ describe('grant_moderator_role and revoke_moderator_role', () => {
     const [waitingGus] = tester.payloads(alice, 'moderation').filter((event) => event.message === 'joined_waiting_room');
 
     await control(alice, { action: 'grant_moderator_role', target: ulla.id });
-    expect(tester.payloads(ulla)).toEqual([
-      { message: 'role_updated', new_role: 'moderator' },
-      { message: 'waiting_room_enabled' },
-      waitingGus,
-    ]);
+    expect(tester.payloads(ulla)).toEqual([{ message: 'role_updated', new_role: 'moderator' }, { message: 'waiting_room_enabled' }, waitingGus]);
     // the moderators' events reach it now, and it may accept
     const ida = tester.participant({ room, kind: 'guest', displayName: 'Ida' });
     await tester.join(ida);
@@ -373,7 +387,10 @@ describe('grant_moderator_role and revoke_moderator_role', () => {
     const { alice, ulla } = await trio();
     const mona = await joined('Mona', { role: 'moderator' });
     for (const session of [alice, ulla]) tester.sent(session);
-    await Promise.all([control(alice, { action: 'grant_moderator_role', target: ulla.id }), control(mona, { action: 'grant_moderator_role', target: ulla.id })]);
+    await Promise.all([
+      control(alice, { action: 'grant_moderator_role', target: ulla.id }),
+      control(mona, { action: 'grant_moderator_role', target: ulla.id }),
+    ]);
     await tester.flush();
     expect(tester.payloads(ulla)).toEqual([{ message: 'role_updated', new_role: 'moderator' }]);
     expect(updates(alice, role)).toEqual([[ulla.id, 'moderator']]);

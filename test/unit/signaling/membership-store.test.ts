@@ -125,9 +125,7 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
   it('lets exactly `limit` of many concurrent joins from both instances in', async () => {
     const pair = stores();
     const roomId = randomUUID();
-    const outcomes = await Promise.all(
-      Array.from({ length: 20 }, (_, i) => pair[i % 2]!.join(roomId, member(`P${i}`), 3, T0)),
-    );
+    const outcomes = await Promise.all(Array.from({ length: 20 }, (_, i) => pair[i % 2]!.join(roomId, member(`P${i}`), 3, T0)));
     expect(outcomes.filter((outcome) => outcome.joined)).toHaveLength(3);
     expect(await pair[0].members(roomId)).toHaveLength(3);
     for (const { id } of await pair[0].members(roomId)) await pair[1].leave(roomId, id);

@@ -281,7 +281,14 @@ describe('change_display_name', () => {
     const changed = { message: 'display_name_changed', target: gus.id, issued_by: mona.id, old_name: 'Gus', new_name: 'Gustav' };
     for (const session of everyone) {
       const frames = tester.sent(session).map((frame) => [frame.namespace, frame.payload.message]);
-      expect(frames).toEqual(session === gus ? [['moderation', 'display_name_changed']] : [['moderation', 'display_name_changed'], ['control', 'update']]);
+      expect(frames).toEqual(
+        session === gus
+          ? [['moderation', 'display_name_changed']]
+          : [
+              ['moderation', 'display_name_changed'],
+              ['control', 'update'],
+            ],
+      );
     }
     await moderation(alice, { action: 'change_display_name', target: gus.id, new_name: 'Gus' });
     expect(tester.payloads(ulla, 'moderation')).toEqual([{ ...changed, issued_by: alice.id, old_name: 'Gustav', new_name: 'Gus' }]);
@@ -320,7 +327,10 @@ describe('debrief', () => {
     const issued_by = alice.id;
     for (const name of removed) {
       const frames = expectEnded(sessions[name], { message: 'session_ended', issued_by });
-      expect(frames.filter((frame) => frame.message !== 'left'), name).toEqual([{ message: 'waiting_room_enabled' }, { message: 'session_ended', issued_by }]);
+      expect(
+        frames.filter((frame) => frame.message !== 'left'),
+        name,
+      ).toEqual([{ message: 'waiting_room_enabled' }, { message: 'session_ended', issued_by }]);
     }
     for (const name of staying) {
       const session = sessions[name];
@@ -435,7 +445,7 @@ describe('ban', () => {
     return { room, ownerId, alice };
   }
 
-  it("bans the user from the room and ends every session of it there: in the room, waiting, or not joined yet", async () => {
+  it('bans the user from the room and ends every session of it there: in the room, waiting, or not joined yet', async () => {
     const { room, ownerId, alice } = await bannableRoom({ waitingRoom: true });
     const ullaId = await user('ulla');
     const [inRoom, waiting, connected] = [0, 1, 2].map(() => tester.participant({ room, role: 'user', userId: ullaId, displayName: 'Ulla' }));
@@ -483,7 +493,7 @@ describe('ban', () => {
     for (const session of everyone) expect([session.state, tester.payloads(session)]).toEqual(['joined', []]);
   });
 
-  it('ends a guest\'s session and deactivates the code it came in with (by the sender), leaving the other guests of the code', async () => {
+  it("ends a guest's session and deactivates the code it came in with (by the sender), leaving the other guests of the code", async () => {
     const { room, alice } = await bannableRoom();
     const monaId = await user('mona');
     const mona = await joined('Mona', { room, role: 'moderator', userId: monaId });

@@ -160,9 +160,7 @@ describe.each(subjects)('%s signaling store', (_name, make) => {
       const t = token();
       await store.saveResumption(t, record());
       await store.markDisconnected(t);
-      const takes = await Promise.all(
-        Array.from({ length: 10 }, (_, i) => subject.instances[i % subject.instances.length]!.takeResumption(t, ROOM, ada)),
-      );
+      const takes = await Promise.all(Array.from({ length: 10 }, (_, i) => subject.instances[i % subject.instances.length]!.takeResumption(t, ROOM, ada)));
       expect(takes.filter((take) => take.outcome === 'resumed')).toHaveLength(1);
     });
   });

@@ -153,7 +153,15 @@ describe('room events through the hub', () => {
     for (let i = 0; i < 3; i++) {
       const { client, server: ws, socket } = await server.accept();
       const id = crypto.randomUUID();
-      const participant = { id, who: { kind: 'sip', sipId: id }, kind: 'sip', role: 'guest', isRoomOwner: false, resuming: false, resumption: crypto.randomUUID() } as const;
+      const participant = {
+        id,
+        who: { kind: 'sip', sipId: id },
+        kind: 'sip',
+        role: 'guest',
+        isRoomOwner: false,
+        resuming: false,
+        resumption: crypto.randomUUID(),
+      } as const;
       const connection = new Connection(ws, room, participant, deps, socket);
       connection.state = 'joined'; // as the control module leaves it after `join`
       cleanups.push(async () => {
@@ -164,7 +172,13 @@ describe('room events through the hub', () => {
     }
     await until(() => hubs.get(room.roomId)?.sessions.size === 3);
 
-    const payload = { message: 'started', timer_id: crypto.randomUUID(), kind: 'stopwatch', started_at: new Date(nowMs).toISOString(), ready_check_enabled: false };
+    const payload = {
+      message: 'started',
+      timer_id: crypto.randomUUID(),
+      kind: 'stopwatch',
+      started_at: new Date(nowMs).toISOString(),
+      ready_check_enabled: false,
+    };
     await bus.publish(room.roomId, { namespace: 'timer', payload, audience: { to: 'room' } });
     const frames = await Promise.all(clients.map((client) => client.next('timer', 'started')));
     expect(frames.map((frame) => frame.payload)).toEqual([payload, payload, payload]);

@@ -233,11 +233,7 @@ describe('stop', () => {
     const { timer_id } = await started();
     await tester.command(bob, 'timer', { action: 'stop', timer_id });
     await tester.command(guest, 'timer', { action: 'stop', timer_id: randomUUID() });
-    expect(timerEvents()).toEqual([
-      [],
-      [{ message: 'error', error: 'insufficient_permissions' }],
-      [{ message: 'error', error: 'insufficient_permissions' }],
-    ]);
+    expect(timerEvents()).toEqual([[], [{ message: 'error', error: 'insufficient_permissions' }], [{ message: 'error', error: 'insufficient_permissions' }]]);
     expect(await timerRuns()).toBe(true);
   });
 
@@ -445,7 +441,14 @@ describe('departures', () => {
     const hub = tester.hubs.get(alice.room.roomId)!;
     for (const session of everyone()) await tester.leave(session);
     const now = tester.scheduler.now();
-    const late = { message: 'started', timer_id: randomUUID(), kind: 'countdown', started_at: iso(now), ends_at: iso(now + 60_000), ready_check_enabled: false };
+    const late = {
+      message: 'started',
+      timer_id: randomUUID(),
+      kind: 'countdown',
+      started_at: iso(now),
+      ends_at: iso(now + 60_000),
+      ready_check_enabled: false,
+    };
     tester.module('timer').onRoomMessage!(hub, { namespace: 'timer', payload: late, audience: { to: 'room' } });
     expect(tester.scheduler.pending).toBe(0);
   });
@@ -486,10 +489,7 @@ describe('departures', () => {
     await Promise.resolve(); // the command has begun
     await Promise.all([starting, tester.leave(alice)]);
     const events = tester.payloads(bob, 'timer');
-    expect(events).toEqual([
-      expect.objectContaining({ message: 'started' }),
-      { message: 'stopped', timer_id: events[0]!.timer_id, kind: 'creator_left' },
-    ]);
+    expect(events).toEqual([expect.objectContaining({ message: 'started' }), { message: 'stopped', timer_id: events[0]!.timer_id, kind: 'creator_left' }]);
     expect(tester.scheduler.pending).toBe(0);
   });
 

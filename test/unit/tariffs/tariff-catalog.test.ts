@@ -20,7 +20,7 @@ const definition = (overrides: Partial<{ quotas: Record<string, number>; disable
 });
 
 describe('tariff ids', () => {
-  it('follow RFC 9562 version 5 (the RFC\'s DNS example)', () => {
+  it("follow RFC 9562 version 5 (the RFC's DNS example)", () => {
     expect(uuidV5('www.example.com', '6ba7b810-9dad-11d1-80b4-00c04fd430c8')).toBe('2ed6657d-e927-568b-95e1-2665a8aea6a2');
   });
 
@@ -94,7 +94,7 @@ describe('createTariffCatalog', () => {
     expect(catalog.forUser({ tariff_name: 'pro' }).name).toBe('pro');
   });
 
-  it('hands out frozen tariffs, so no caller can change another caller\'s', () => {
+  it("hands out frozen tariffs, so no caller can change another caller's", () => {
     const tariff = createTariffCatalog(config).defaultTariff;
     expect(() => {
       tariff.enabled_modules.push('chat');
@@ -109,9 +109,9 @@ describe('createTariffCatalog', () => {
   });
 
   it.each([4_294_967_296, -1, 1.5])('refuses the quota %s (unsigned 32-bit only)', (value) => {
-    expect(() =>
-      createTariffCatalog({ default: 'd', definitions: { d: definition({ quotas: { room_participant_limit: value } }) } }),
-    ).toThrow(/tariffs\.definitions\.d\.quotas\.room_participant_limit/);
+    expect(() => createTariffCatalog({ default: 'd', definitions: { d: definition({ quotas: { room_participant_limit: value } }) } })).toThrow(
+      /tariffs\.definitions\.d\.quotas\.room_participant_limit/,
+    );
   });
 });
 

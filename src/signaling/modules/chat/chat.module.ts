@@ -165,7 +165,12 @@ async function joinData(parts: ChatParts, session: Session): Promise<ChatJoinDat
 function rememberShown({ deps, shownAtJoin }: ChatParts, session: Session, state: ChatState): void {
   const since = deps.scheduler.now() - IN_FLIGHT_MS;
   const histories = [state.room, ...state.groups.map((group) => group.history), ...state.private.map((chat) => chat.history)];
-  const recent = new Set(histories.flat().filter((message) => Date.parse(message.timestamp) >= since).map((message) => message.id));
+  const recent = new Set(
+    histories
+      .flat()
+      .filter((message) => Date.parse(message.timestamp) >= since)
+      .map((message) => message.id),
+  );
   if (recent.size === 0) return;
   shownAtJoin.set(session, recent);
   // housekeeping on the real clock: it frees memory and decides nothing

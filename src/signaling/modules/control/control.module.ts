@@ -20,11 +20,7 @@
  * `lower_hand` — anyone in the room; `grant_moderator_role`, `revoke_moderator_role` — moderators
  * in the room (else `insufficient_permissions`); the last four before entering: `not_yet_joined`.
  */
-import type {
-  ControlGrantModeratorRoleCommand,
-  ControlJoinCommand,
-  ControlRevokeModeratorRoleCommand,
-} from '../../../../generated/signaling/types.js';
+import type { ControlGrantModeratorRoleCommand, ControlJoinCommand, ControlRevokeModeratorRoleCommand } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import { memberRecord } from '../../room-state/member-records.js';
 import { createLocalMembershipStore } from '../../room-state/membership.local.js';

@@ -105,9 +105,7 @@ export function createCrashCleanup({ deps, liveness, members, waiting, participa
    */
   async function closeRemoved(): Promise<void> {
     for (const hub of [...hubs]) {
-      const settled = [...hub.sessions.values()]
-        .filter((session) => !hub.isEntering(session))
-        .map((session) => ({ session, state: session.state }));
+      const settled = [...hub.sessions.values()].filter((session) => !hub.isEntering(session)).map((session) => ({ session, state: session.state }));
       const [memberHosts, waitingHosts] = await Promise.all([members.hosts(hub.roomId), waiting.hosts(hub.roomId)]);
       for (const { session, state } of settled) {
         if (session.state !== state) continue; // left, entered or was moved meanwhile: its record changed with it

@@ -65,7 +65,12 @@ export function createRemovals(context: ModerationContext): Removals {
 }
 
 /** The target of a command as the membership store has it, or undefined once `error` was answered. */
-async function targetOf(context: ModerationContext, session: Session, { target }: TargetCommand, ownerError: 'cannot_kick_room_owner' | 'cannot_ban_room_owner' | 'cannot_send_room_owner_to_waiting_room') {
+async function targetOf(
+  context: ModerationContext,
+  session: Session,
+  { target }: TargetCommand,
+  ownerError: 'cannot_kick_room_owner' | 'cannot_ban_room_owner' | 'cannot_send_room_owner_to_waiting_room',
+) {
   if (session.role !== 'moderator') return context.fail(session, 'insufficient_permissions');
   const member = await context.control().member(session.room.roomId, target);
   if (!member) return context.fail(session, 'unknown_participant');
@@ -173,7 +178,12 @@ async function ban(context: ModerationContext, session: Session, command: Modera
   }
 }
 
-async function sendToWaitingRoom(context: ModerationContext, session: Session, command: ModerationSendToWaitingRoomCommand['payload'], hub: RoomHub): Promise<void> {
+async function sendToWaitingRoom(
+  context: ModerationContext,
+  session: Session,
+  command: ModerationSendToWaitingRoomCommand['payload'],
+  hub: RoomHub,
+): Promise<void> {
   if (!(await targetOf(context, session, command, 'cannot_send_room_owner_to_waiting_room'))) return;
   await context.waitingRoom.unaccept(session.room.roomId, command.target);
   await forceWaitingRoom(context, session, hub);

@@ -49,7 +49,12 @@ export async function enterWaitingRoom(parts: ModerationContext, session: Sessio
     throw err;
   }
   hub.release(session, { namespace: 'moderation', payload: answer });
-  parts.deps.webhooks?.emit(session.room, 'waiting_room.entered', participantData(session), `waiting_room.entered:${session.room.roomId}:${record.id}:${session.joinedAt}`);
+  parts.deps.webhooks?.emit(
+    session.room,
+    'waiting_room.entered',
+    participantData(session),
+    `waiting_room.entered:${session.room.roomId}:${record.id}:${session.joinedAt}`,
+  );
   await admitIfSwitchedOff(parts, session, record.id, hub);
 }
 

@@ -106,7 +106,13 @@ async function start({ deps, store }: TimerParts, session: Session, command: Tim
   deps.webhooks?.emit(
     session.room,
     'timer.started',
-    { room_id: session.room.roomId, timer_id: timer.timer_id, kind: timer.kind, ...(endsAt !== undefined ? { ends_at: endsAt } : {}), ...(timer.title !== undefined ? { title: timer.title } : {}) },
+    {
+      room_id: session.room.roomId,
+      timer_id: timer.timer_id,
+      kind: timer.kind,
+      ...(endsAt !== undefined ? { ends_at: endsAt } : {}),
+      ...(timer.title !== undefined ? { title: timer.title } : {}),
+    },
     `timer.started:${timer.timer_id}`,
   );
   await hub.publish({ namespace: NAMESPACE, payload: { message: 'started', ...publicFields(timer) }, audience: { to: 'room' } });
@@ -123,7 +129,12 @@ async function stop({ deps, store }: TimerParts, session: Session, command: Time
   });
 }
 
-async function updateReadyStatus({ deps, store }: TimerParts, session: Session, command: TimerUpdateReadyStatusCommand['payload'], hub: RoomHub): Promise<void> {
+async function updateReadyStatus(
+  { deps, store }: TimerParts,
+  session: Session,
+  command: TimerUpdateReadyStatusCommand['payload'],
+  hub: RoomHub,
+): Promise<void> {
   const { timer_id, status } = command;
   // no timer, another timer, or no ready check: ignored, as the contract says
   if (!(await store.setReadyStatus(hub.roomId, timer_id, session.participant.id, status))) return;
