@@ -122,6 +122,8 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     const match = matchRoute(routes.table, req.method, req.path);
     res.locals.match = match;
     if (!match.route?.body) return next();
+    // Express's req and res are Node's IncomingMessage and ServerResponse, their prototypes extended
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above
     parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, next)));
   });
 
@@ -153,20 +155,20 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
         method: route.method,
         path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
         headers: req.headers,
-        query: req.query as Record<string, unknown>,
+        query: req.query,
         body: json ? req.body : undefined, // raw bytes are the handler's to check, not the schema's
       });
       const handler = handlers[route.operationId] as Handler<OperationId>;
       const reply = await handler({
         operationId: route.operationId,
         params: canonicalIds(valid.params) as never,
-        query: valid.query as never,
+        query: valid.query,
         body: req.body as never, // JSON validated above (defaults filled in place); raw bytes as sent
         caller,
         requestId: res.locals.requestId as string,
         req,
       });
-      send(res, reply as ReplyShape);
+      send(res, reply);
     } catch (err) {
       next(err);
     }
@@ -176,13 +178,13 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
     // the client went away mid-body: nothing to answer, and no fault of ours (anyone could fill the
     // error log by sending half a body and closing)
     if (isClientAbort(err)) {
-      req.log?.debug({ requestId: res.locals.requestId }, 'client aborted the request');
+      req.log.debug({ requestId: res.locals.requestId as string }, 'client aborted the request');
       res.destroy();
       return;
     }
     const appError = httpError(toDomainError(err, options.unreachable));
     if (appError.status >= 500 && appError.status !== 501) {
-      req.log?.error({ err, requestId: res.locals.requestId }, 'request failed');
+      req.log.error({ err, requestId: res.locals.requestId as string }, 'request failed');
     }
     if (res.headersSent) {
       res.destroy();
@@ -235,7 +237,7 @@ function send(res: Response, reply: ReplyShape): void {
       res.end();
     }
     // pipeline (not pipe) closes the source when the client goes away mid-download
-    else pipeline(reply.stream, res).catch((err: unknown) => res.log?.debug({ err }, 'download aborted'));
+    else pipeline(reply.stream, res).catch((err: unknown) => res.log.debug({ err }, 'download aborted'));
   } else if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else {
@@ -304,21 +306,36 @@ function toDomainError(err: unknown, unreachable: HttpAppOptions['unreachable'])
  * `/v1`) before its path, so `/health` and `/v1/users/me` resolve alike. Tests resolve raw requests
  * to operations with the same table.
  */
-export function buildRoutes(doc: Record<string, any>): { table: RouteTable<Route>; list: Route[] } {
+/** The parts of the OpenAPI document that routing reads. */
+interface OpenApiDocument {
+  servers?: { url: string }[];
+  security?: SecurityRequirement[];
+  /** Optional only in the generated declaration (`Record<string, any>`); the contract has paths. */
+  paths?: Record<string, OpenApiPathItem>;
+}
+
+type OpenApiPathItem = { servers?: { url: string }[] } & Partial<Record<string, OpenApiOperation>>;
+
+interface OpenApiOperation {
+  security?: SecurityRequirement[];
+  requestBody?: { required?: boolean; content: Record<string, unknown> };
+}
+
+export function buildRoutes(doc: OpenApiDocument): { table: RouteTable<Route>; list: Route[] } {
   const table = new RouteTable<Route>();
   const list: Route[] = [];
-  const rootServer = String(doc.servers?.[0]?.url ?? '').replace(/\/$/, '');
+  const rootServer = (doc.servers?.[0]?.url ?? '').replace(/\/$/, '');
   for (const [operationId, { method, path }] of Object.entries(operations) as [OperationId, { method: string; path: string }][]) {
-    const item = doc.paths[path];
-    const op = item[method];
-    const server = String(item.servers?.[0]?.url ?? rootServer).replace(/\/$/, '');
-    const content = op.requestBody?.content as Record<string, unknown> | undefined;
+    const item = doc.paths![path]!;
+    const op = item[method]!;
+    const server = (item.servers?.[0]?.url ?? rootServer).replace(/\/$/, '');
+    const content = op.requestBody?.content;
     const route: Route = {
       operationId,
       method: method.toUpperCase(),
       template: path,
       security: op.security ?? doc.security ?? [],
-      body: content ? { mediaType: Object.keys(content)[0]!, required: op.requestBody.required === true } : undefined,
+      body: content ? { mediaType: Object.keys(content)[0]!, required: op.requestBody!.required === true } : undefined,
     };
     table.add(method, `${server}${path}`, route);
     list.push(route);

@@ -13,7 +13,7 @@ type Op<K extends OperationId> = Operations[K];
 
 type Part<K extends OperationId, Where extends string> = Op<K>['parameters'] extends infer P
   ? P extends { [W in Where]?: infer X }
-    ? [X] extends [never | undefined]
+    ? [X] extends [undefined]
       ? Record<string, never>
       : NonNullable<X>
     : Record<string, never>

@@ -4,7 +4,40 @@
  * `#signaling-timer-start`) with its payload schema and examples. Static markup and no script, so it
  * works offline and under a script-src 'self' policy; every value from the document is escaped.
  */
-type Json = Record<string, any>;
+
+/** The parts of an AsyncAPI 3 document rendered here; schemas and examples are shown as JSON, whatever they hold. */
+interface AsyncApiDocument {
+  info?: { title?: string; version?: string; description?: string };
+  channels?: Record<string, Channel>;
+  operations?: Record<string, Operation>;
+}
+
+interface Channel {
+  address?: string;
+  description?: string;
+  messages?: Record<string, Message>;
+}
+
+interface Operation {
+  action?: string;
+  title?: string;
+  summary?: string;
+  description?: string;
+  messages?: Message[];
+}
+
+/** A message, or a `$ref` to one (then resolve() gives the message). */
+interface Message {
+  $ref?: string;
+  name?: string;
+  title?: string;
+  summary?: string;
+  description?: string;
+  payload?: unknown;
+  examples?: { name?: string; payload?: unknown }[];
+}
+
+type JsonNode = Record<string, unknown> | null | undefined;
 
 const escapeHtml = (text: unknown): string =>
   String(text).replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
@@ -13,23 +46,23 @@ const escapeHtml = (text: unknown): string =>
 export const messageAnchor = (name: string): string => `signaling-${name.replace(/[^A-Za-z0-9_-]+/g, '-')}`;
 
 /** Follows a local `$ref` (`#/a/b`) within the document; anything else is returned as is. */
-function resolve(doc: Json, node: Json): Json {
-  const ref: unknown = node?.$ref;
+function resolve<T>(doc: AsyncApiDocument, node: T): T {
+  const ref = (node as JsonNode)?.$ref;
   if (typeof ref !== 'string' || !ref.startsWith('#/')) return node;
   const target = ref
     .slice(2)
     .split('/')
     .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'))
-    .reduce<any>((at, key) => at?.[key], doc);
-  return target === undefined ? node : resolve(doc, target);
+    .reduce<unknown>((at, key) => (at as JsonNode)?.[key], doc);
+  return target === undefined ? node : resolve(doc, target as T);
 }
 
 const pre = (value: unknown): string => `<pre>${escapeHtml(JSON.stringify(value, null, 2))}</pre>`;
 const text = (value: unknown): string => (value ? `<p class="text">${escapeHtml(value)}</p>` : '');
 
-function renderMessage(doc: Json, key: string, message: Json): string {
-  const name: string = message.name ?? key;
-  const examples = (message.examples ?? []) as Json[];
+function renderMessage(doc: AsyncApiDocument, key: string, message: Message): string {
+  const name = message.name ?? key;
+  const examples = message.examples ?? [];
   return [
     `<article class="message" id="${escapeHtml(messageAnchor(name))}">`,
     `<h4><a href="#${escapeHtml(messageAnchor(name))}">${escapeHtml(name)}</a>${message.title ? ` — ${escapeHtml(message.title)}` : ''}</h4>`,
@@ -42,8 +75,8 @@ function renderMessage(doc: Json, key: string, message: Json): string {
   ].join('\n');
 }
 
-function renderOperation(doc: Json, id: string, operation: Json): string {
-  const messages = ((operation.messages ?? []) as Json[]).map((ref) => resolve(doc, ref));
+function renderOperation(doc: AsyncApiDocument, id: string, operation: Operation): string {
+  const messages = (operation.messages ?? []).map((ref) => resolve(doc, ref));
   const direction = operation.action === 'receive' ? 'client → service' : 'service → client';
   return [
     `<section class="operation" id="signaling-operation-${escapeHtml(id)}">`,
@@ -52,7 +85,7 @@ function renderOperation(doc: Json, id: string, operation: Json): string {
     text(operation.description),
     '<ul>',
     ...messages.map(
-      (m) => `<li><a href="#${escapeHtml(messageAnchor(m.name))}">${escapeHtml(m.name)}</a>${m.summary ? `: ${escapeHtml(m.summary)}` : ''}</li>`,
+      (m) => `<li><a href="#${escapeHtml(messageAnchor(m.name!))}">${escapeHtml(m.name)}</a>${m.summary ? `: ${escapeHtml(m.summary)}` : ''}</li>`,
     ),
     '</ul>',
     '</section>',
@@ -60,9 +93,9 @@ function renderOperation(doc: Json, id: string, operation: Json): string {
 }
 
 /** The HTML section for the whole document. */
-export function renderSignalingReference(doc: Json): string {
-  const channels = Object.entries((doc.channels ?? {}) as Json);
-  const operations = Object.entries((doc.operations ?? {}) as Json);
+export function renderSignalingReference(doc: AsyncApiDocument): string {
+  const channels = Object.entries(doc.channels ?? {});
+  const operations = Object.entries(doc.operations ?? {});
   return [
     '<section id="signaling-reference" class="signaling-reference">',
     `<h2>${escapeHtml(doc.info?.title ?? 'Signaling')} <small>${escapeHtml(doc.info?.version ?? '')}</small></h2>`,
@@ -72,7 +105,7 @@ export function renderSignalingReference(doc: Json): string {
     '<h2>Operations</h2>',
     ...operations.map(([id, operation]) => renderOperation(doc, id, operation)),
     '<h2>Messages</h2>',
-    ...channels.flatMap(([, channel]) => Object.entries((channel.messages ?? {}) as Json).map(([key, ref]) => renderMessage(doc, key, resolve(doc, ref)))),
+    ...channels.flatMap(([, channel]) => Object.entries(channel.messages ?? {}).map(([key, ref]) => renderMessage(doc, key, resolve(doc, ref)))),
     '</section>',
   ].join('\n');
 }

@@ -8,7 +8,7 @@
 import type { ErrorObject } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
-import { OpenAPIBackend, type Operation } from 'openapi-backend';
+import { OpenAPIBackend, type Operation, type Request } from 'openapi-backend';
 import { errors, type FieldError } from '../errors.js';
 import { UUID_PATTERN } from '../domain/uuid.js';
 
@@ -39,7 +39,7 @@ export interface RequestValidator {
   ): ValidatedRequest;
 }
 
-export async function createRequestValidator(definition: Record<string, any>): Promise<RequestValidator> {
+export async function createRequestValidator(definition: object): Promise<RequestValidator> {
   const backend = new OpenApi31Backend({
     definition: structuredClone(definition) as never,
     apiRoot: '/',
@@ -50,11 +50,13 @@ export async function createRequestValidator(definition: Record<string, any>): P
     ajvOpts: { allErrors: true, useDefaults: true },
     customizeAjv: (_ajv, options) => {
       // 2020-12 keywords (OpenAPI 3.1), real format checks (uuid, date-time, email, uri).
-      const ajv = new Ajv2020({ ...options, strict: false, allErrors: true, useDefaults: true, coerceTypes: options?.coerceTypes });
+      const ajv = new Ajv2020({ ...options, strict: false, allErrors: true, useDefaults: true, coerceTypes: options.coerceTypes });
       addFormats.default(ajv);
       // ajv-formats also takes `urn:uuid:…`, which PostgreSQL's uuid type does not read (a 500, not a 400)
       ajv.addFormat('uuid', UUID_PATTERN);
-      return ajv as any;
+      // an Ajv2020 is not an instance of the Ajv class openapi-backend names, but has the same API (both extend ajv's core)
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above
+      return ajv;
     },
   });
   await backend.init();
@@ -85,12 +87,12 @@ export async function createRequestValidator(definition: Record<string, any>): P
     },
     validate(operation, request) {
       const query = declaredOnly(request.query, queryNamesOf(operation));
-      const result = backend.validator.validateRequest({ ...request, query } as any, operation);
+      const result = backend.validator.validateRequest({ ...request, query } as Request, operation);
       if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
       requireDeclaredFields(declaredFieldsOf(operation), request.body);
       return {
-        params: (result.coerced?.params as Record<string, unknown>) ?? {},
-        query: (result.coerced?.query as Record<string, unknown>) ?? {},
+        params: result.coerced?.params ?? {},
+        query: (result.coerced?.query as Record<string, unknown> | undefined) ?? {},
       };
     },
   };
@@ -145,7 +147,8 @@ function unescapePointer(s: string): string {
 
 /** The names of the operation's query parameters (path-level ones included). */
 function declaredQueryNames(op: Operation): Set<string> {
-  return new Set((op.parameters ?? []).flatMap((p: any) => (p.in === 'query' ? [p.name as string] : [])));
+  // a `$ref` parameter has no `in`: openapi-backend has dereferenced them all by now
+  return new Set(((op.parameters ?? []) as { in?: string; name: string }[]).flatMap((p) => (p.in === 'query' ? [p.name] : [])));
 }
 
 /**
@@ -164,16 +167,26 @@ interface DeclaredFields {
   names: string[];
 }
 
-function bodyFieldsRule(definition: Record<string, any>, op: Operation): DeclaredFields | undefined {
-  let schema = (op.requestBody as any)?.content?.['application/json']?.schema;
+/** The parts of a (possibly `$ref`) JSON Schema that bodyFieldsRule reads. */
+interface SchemaNode {
+  $ref?: unknown;
+  minProperties?: number;
+  properties?: Record<string, unknown>;
+}
+
+type JsonNode = Record<string, unknown> | null | undefined;
+
+function bodyFieldsRule(definition: object, op: Operation): DeclaredFields | undefined {
+  const requestBody = op.requestBody as { content?: Record<string, { schema?: SchemaNode } | undefined> } | undefined;
+  let schema = requestBody?.content?.['application/json']?.schema;
   while (typeof schema?.$ref === 'string') {
-    schema = (schema.$ref as string)
+    schema = schema.$ref
       .replace(/^#\//, '')
       .split('/')
-      .reduce((node: any, key) => node?.[key], definition);
+      .reduce<unknown>((node, key) => (node as JsonNode)?.[key], definition) as SchemaNode | undefined;
   }
   if (!schema?.minProperties || !schema.properties) return undefined;
-  return { min: schema.minProperties as number, names: Object.keys(schema.properties) };
+  return { min: schema.minProperties, names: Object.keys(schema.properties) };
 }
 
 /**

@@ -33,7 +33,7 @@ export function roomsHandlers({ rooms, publicUrl }: Services) {
     async delete_room({ caller, params, req }) {
       const { undeletedAssetKeys } = await rooms.delete(callerUser(caller).id, params.room_id);
       if (undeletedAssetKeys.length > 0) {
-        req.log?.warn({ roomId: params.room_id, storageKeys: undeletedAssetKeys }, 'asset files of a deleted room remain in storage');
+        req.log.warn({ roomId: params.room_id, storageKeys: undeletedAssetKeys }, 'asset files of a deleted room remain in storage');
       }
       return { status: 204 };
     },

@@ -34,7 +34,7 @@ export interface Services {
   /** The signaling start operations: tickets and resumption. */
   start: StartService;
   /** Fresh TURN credentials for every configured server (500 `turn_not_configured` without one). */
-  turnServers(): TurnServerCredentials[];
+  turnServers: () => TurnServerCredentials[];
   /** Whether the database and Redis answer (`/health`, `/ready`). */
   health: HealthService;
   /** `[http] public_url`: the origin of links in answers (else the request's own). */
