@@ -33,9 +33,9 @@ export interface Metrics {
   observeRequest(operation: string, method: string, status: number, seconds: number): void;
   bus: BusTimings;
   /** An error event of a Redis connection (refused, reset, …). */
-  redisError(): void;
+  redisError: () => void;
   /** A mail the SMTP server did not take (it stays in the outbox for a later attempt). */
-  mailFailed(): void;
+  mailFailed: () => void;
   /** A webhook event of signaling dropped before it reached the outbox (signaling/webhooks.ts). */
   webhookEventDropped(): void;
   /** Sets what the scrape-time metrics read; until then they answer nothing but zeros. */

@@ -132,6 +132,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     // while the listener stays open for the signaling shutdown (whose new sockets get 503 as well);
     // requests under way finish.
     let closing = false;
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- the listener's return value is ignored by node
     const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) => (closing ? refuseWhileClosing(req, res) : http.app(req, res)));
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     const signaling = createSignalingServer({

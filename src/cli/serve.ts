@@ -20,6 +20,7 @@ export async function serve(config: Config): Promise<void> {
   const output = standardOutput();
   const logger = createLogger(config.logging.level, output);
 
+  // eslint-disable-next-line prefer-const -- the signal handler above reads it before it is assigned
   let convene: Convene | undefined;
   let ready = false; // built and listening (or given up listening): a signal stops it at once
   let signalled: string | undefined;

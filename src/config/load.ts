@@ -84,7 +84,7 @@ export function loadConfig(options: LoadConfigOptions = {}): Config {
     mergeAt(merged, path, envValue(path, raw), name, sources);
   }
 
-  if (options.overrides) mergeAt(merged, [], options.overrides as Plain, 'overrides', sources);
+  if (options.overrides) mergeAt(merged, [], options.overrides, 'overrides', sources);
 
   if (!validate(merged)) {
     // trust_proxy's alternatives would each report a line; one sentence says what it takes
@@ -138,7 +138,7 @@ function readToml(path: string, required: boolean, label: string): Plain | undef
     throw new ConfigError([`configuration: the file ${label} ${reason}`]);
   }
   try {
-    return parseToml(text) as Plain;
+    return parseToml(text);
   } catch (err) {
     throw new ConfigError([`configuration: ${label} is not valid TOML: ${(err as Error).message}`]);
   }
@@ -180,7 +180,7 @@ function schemaAt(path: Path): { type?: string } | undefined {
 
 const isPlainObject = (value: unknown): value is Plain => {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
-  const proto = Object.getPrototypeOf(value);
+  const proto: unknown = Object.getPrototypeOf(value);
   return proto === Object.prototype || proto === null;
 };
 

@@ -350,6 +350,7 @@ type FromSchema<S> = S extends { anyOf: readonly (infer U)[] }
               : S extends { type: 'object'; additionalProperties: infer A extends object }
                 ? Record<string, FromSchema<A>>
                 : never;
+// eslint-disable-next-line @typescript-eslint/no-unnecessary-type-parameters -- the two generic signatures are the idiom that compares types exactly
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 type DeepNormalize<T> = T extends (infer E)[] ? DeepNormalize<E>[] : T extends object ? { [K in keyof T]: DeepNormalize<T[K]> } : T;
 

@@ -91,6 +91,7 @@ function preparingClient(tally: ErrorTally): typeof pg.Client {
     tally.count++;
   };
   return class PreparingClient extends pg.Client {
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- pg.Client.query overloads return a promise or void; any is what overriding them takes
     override query(...args: unknown[]): any {
       const [text, values] = args;
       const name = typeof text === 'string' ? statementNameOf(text) : undefined;
@@ -101,6 +102,7 @@ function preparingClient(tally: ErrorTally): typeof pg.Client {
       return pending;
     }
 
+    // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as query: pg.Client.connect overloads return a promise or void
     override connect(...args: unknown[]): any {
       type Callback = (err?: Error | null, ...rest: unknown[]) => void;
       const connect = super.connect.bind(this) as (callback?: Callback) => Promise<unknown> | undefined;
@@ -122,6 +124,7 @@ function preparingClient(tally: ErrorTally): typeof pg.Client {
 /** pg's text parsers with Convene's in place of pg's defaults (above). */
 const pgTypes = {
   getTypeParser: ((oid: number, format?: string) =>
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-return, @typescript-eslint/no-unsafe-enum-assignment -- pg types its parsers by enum and returns any; the cast below states the contract
     (format ?? 'text') === 'text' && typeParsers[oid] ? typeParsers[oid] : pg.types.getTypeParser(oid, format as 'text')) as typeof pg.types.getTypeParser,
 };
 
@@ -167,6 +170,7 @@ export function createPGlite(options: PGliteOptions = {}): Promise<PGlite> {
 export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): Database {
   const tally: ErrorTally = { count: 0 };
   const pool = new pg.Pool({
+    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- a plain pool config is wanted: its own fields, not its prototype
     ...createPgConfig(pglite),
     Client: preparingClient(tally),
     max: 1,

@@ -10,7 +10,9 @@ import type { SelectQueryBuilder } from 'kysely';
  * Both run at once, so pass the database, not a transaction (one connection).
  */
 export async function countAndPage<Row>(
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any table set: the helper only counts and pages
   filtered: SelectQueryBuilder<any, any, object>,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- as filtered
   ordered: SelectQueryBuilder<any, any, Row>,
   { page, per_page }: { page: number; per_page: number },
 ): Promise<{ total: number; rows: Row[] }> {

@@ -20,7 +20,7 @@ import { commandValidators, validateClientEnvelope } from '../../generated/signa
 import type { ControlErrorDetails, Role } from '../../generated/signaling/types.js';
 import type { Config } from '../config/schema.js';
 import type { Logger } from '../logger.js';
-import type { CommandPayload, LeaveReason } from './modules/module.js';
+import type { LeaveReason } from './modules/module.js';
 import type { SignalingModules } from './modules/index.js';
 import type { ParticipantContext, RoomContext } from './room-context.js';
 import type { RoomHub, RoomHubs } from './room-hub.js';
@@ -263,7 +263,7 @@ export class Connection implements Session {
     if (this.state !== 'joined' && !BEFORE_JOIN.has(frame.namespace)) return this.fail('not_yet_joined');
     if (!this.hub) return; // cannot happen: without a hub the socket is closing and no frame gets here
     try {
-      await module.handleCommand(this, frame.payload as CommandPayload, this.hub);
+      await module.handleCommand(this, frame.payload, this.hub);
     } catch (err) {
       this.log.error({ err, namespace: frame.namespace, action: frame.payload.action }, 'a signaling module failed on a command');
       this.fail('internal_error');

@@ -152,6 +152,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
     }
     const { release } = held;
     socket.once('close', () => void release().catch((err: unknown) => log.warn({ err }, 'releasing a socket cap failed')));
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- close() may set it while the ticket was taken (awaited above)
     if (closing) return rejectClosing(socket); // began shutting down while the ticket was taken
     if (socket.destroyed) return void release(); // the client gave up while the ticket was redeemed
 

@@ -10,7 +10,7 @@
 import type { Readable } from 'node:stream';
 import type { components } from '../../../generated/openapi.js';
 import type { AssetRow, Db } from '../../db/schema.js';
-import { DomainError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import { requireRoomAccess, requireRoomOwner } from '../rooms/room-access.js';
 import type { TariffCatalog } from '../tariffs/tariff-catalog.js';
 import type { Page, PageRequest } from '../paging.js';
@@ -130,6 +130,7 @@ function present(row: AssetRow): Asset {
     namespace: row.namespace ?? '',
     kind: row.kind ?? '',
     created_at: new Date(row.created_at).toISOString(),
+    // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- int8: the parser leaves a string above 2^53 (db/connect.ts)
     size: Number(row.size),
   };
 }

@@ -6,7 +6,7 @@
  */
 import type { CappedKey } from './window-counter.js';
 
-export type Acquired = { acquired: true; release(): Promise<void> } | { acquired: false; key: CappedKey };
+export type Acquired = { acquired: true; release: () => Promise<void> } | { acquired: false; key: CappedKey };
 
 export interface OpenCounter {
   acquire(keys: readonly CappedKey[]): Promise<Acquired>;

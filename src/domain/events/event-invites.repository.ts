@@ -149,7 +149,7 @@ export async function countInvitees(db: Db, eventIds: string[]): Promise<Map<str
       .selectFrom(table)
       .where('event_id', 'in', eventIds)
       .groupBy('event_id')
-      .select((eb) => ['event_id', eb.fn.countAll<number>().as('count')])
+      .select((eb) => ['event_id', eb.fn.countAll<number | string>().as('count')])
       .execute();
     for (const row of rows) entry(row.event_id)[kind] = Number(row.count);
   }

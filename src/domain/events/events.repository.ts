@@ -224,8 +224,8 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   }
   if (filter.timeMax) page = page.where('e.span_start', '<=', values.timeMax!);
   if (filter.favorites) {
-    page = page.where(({ exists, selectFrom }) =>
-      exists(selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
+    page = page.where((eb) =>
+      eb.exists(eb.selectFrom('event_favorites as f').select('f.event_id').whereRef('f.event_id', '=', 'e.id').where('f.user_id', '=', callerId)),
     );
   }
   if (filter.adhoc !== undefined) page = page.where('e.is_adhoc', '=', values.adhoc!);

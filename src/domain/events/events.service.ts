@@ -175,6 +175,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
       const schedule = createdSchedule(body);
       const times = schedule ? scheduleColumns(schedule) : NO_TIMES;
       const eventId = await db.transaction().execute(async (trx) => {
+        // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- defensive default: the type says present, the check stays as it was
         const room = await repo.insertEventRoom(trx, { created_by: caller.id, password: body.password || null, waiting_room: body.waiting_room ?? false });
         // every event's room can be dialled into (as the reference controller does)
         await createSipConfig(trx, room.id);
@@ -185,7 +186,9 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
           title: body.title,
           description: body.description,
           is_time_independent: body.is_time_independent,
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- defensive default: the type says present, the check stays as it was
           is_adhoc: body.is_adhoc ?? false,
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- defensive default: the type says present, the check stays as it was
           show_meeting_details: body.show_meeting_details ?? false,
           ...times,
         });
@@ -240,6 +243,7 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
         return repo.deleteEventReturningAssetKeys(trx, eventId, event.room_id);
       });
       // after the commit: bytes whose removal fails are orphans, never an asset row without bytes
+      // eslint-disable-next-line @typescript-eslint/await-thenable -- without asset storage there is nothing to delete: undefined settles at once
       await Promise.allSettled(assetKeys.map((key) => assetStorage?.delete(key)));
     },
 

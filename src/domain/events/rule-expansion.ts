@@ -45,6 +45,7 @@ export interface WallRule {
 /** `untilWall`/`count` are the bounds rrule itself applies; both may be absent. */
 export function buildWallRule(spec: RuleSpec, dtstartWall: number, bounds: { untilWall?: number; count?: number }): WallRule {
   const options: ConstructorParameters<typeof RRule>[0] & object = {
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-enum-assignment -- FREQUENCIES maps to RRule's Frequency values
     freq: FREQUENCIES[spec.freq],
     interval: spec.interval,
     dtstart: new Date(dtstartWall),

@@ -65,6 +65,7 @@ export const MAX_GROUPS = 100;
 
 /** A name PostgreSQL's text can hold as it is: no NUL, no lone surrogate (the driver would change it). */
 const isGroupName = (name: unknown): name is string =>
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
   typeof name === 'string' && name !== '' && storable(name) && name.isWellFormed() && [...name].length <= MAX_GROUP_NAME;
 
 /**

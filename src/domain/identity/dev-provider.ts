@@ -174,7 +174,7 @@ function parseKey(file: string, text: string): JWK {
   } catch {
     throw new IdentityConfigurationError(`The development IdP key file ${file} is not JSON; delete it to create a new key`);
   }
-  const key = jwk as JWK;
+  const key = jwk as JWK | null | undefined;
   if (key?.kty !== 'EC' || key.crv !== 'P-256' || !key.d || !key.x || !key.y || !key.kid) {
     throw new IdentityConfigurationError(`The development IdP key file ${file} is not a P-256 private JWK with a kid; delete it to create a new key`);
   }

@@ -99,8 +99,10 @@ function jwksFetch(fetchImpl: typeof fetch): typeof fetch {
     try {
       response = await fetchImpl(input, init);
     } catch (cause) {
+      // eslint-disable-next-line @typescript-eslint/no-base-to-string -- input is a URL or a string here: both stringify to the address
       throw new ProviderUnavailable(`fetching the JWKS at ${String(input)} failed`, { cause });
     }
+    // eslint-disable-next-line @typescript-eslint/no-base-to-string -- input is a URL or a string here: both stringify to the address
     if (response.status !== 200) throw new ProviderUnavailable(`the JWKS at ${String(input)} answered ${response.status}`);
     return response;
   };

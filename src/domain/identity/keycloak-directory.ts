@@ -87,7 +87,7 @@ export function createKeycloakDirectory(options: KeycloakDirectoryOptions): Keyc
           response = await searchOnce(q, max);
         }
         if (response.status !== 200) throw new Error(`the admin API answered ${response.status}`);
-        const users = (await response.json()) as unknown;
+        const users = await response.json();
         if (!Array.isArray(users)) throw new Error('the admin API did not answer a list of users');
         return users.flatMap(toDirectoryUser).slice(0, max);
       } catch (cause) {

@@ -21,6 +21,7 @@ export function escapeText(value: string): string {
  * parameter at all, and control characters are not allowed, so both are dropped.
  */
 export function paramValue(value: string): string {
+  // eslint-disable-next-line no-control-regex -- removing control characters is the point
   const clean = value.replace(/["\u0000-\u001f\u007f]/g, '');
   return /[:;,]/.test(clean) ? `"${clean}"` : clean;
 }

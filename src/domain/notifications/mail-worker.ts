@@ -115,7 +115,7 @@ export function createMailWorker(options: MailWorkerOptions): MailWorker {
     if (stopping) return;
     timer = setTimeout(() => {
       drain()
-        .catch((err) => logger.error({ err }, 'the mail outbox could not be read; trying again later'))
+        .catch((err: unknown) => logger.error({ err }, 'the mail outbox could not be read; trying again later'))
         .finally(schedule);
     }, pollIntervalMs);
     timer.unref();

@@ -52,7 +52,7 @@ export async function insertMails(trx: Db, rows: NewEmailOutboxRow[]): Promise<v
 export async function pendingMailCount(db: Db): Promise<number> {
   const { count } = await db
     .selectFrom('email_outbox')
-    .select((eb) => eb.fn.countAll<number>().as('count'))
+    .select((eb) => eb.fn.countAll<number | string>().as('count'))
     .where('sent_at', 'is', null)
     .executeTakeFirstOrThrow();
   return Number(count);

@@ -12,7 +12,7 @@ export function randomAlphanumeric(length = TOKEN_LENGTH): string {
   let token = '';
   while (token.length < length) {
     for (const byte of randomBytes(length)) {
-      if (byte < UNBIASED_BELOW) token += ALPHABET[byte % ALPHABET.length];
+      if (byte < UNBIASED_BELOW) token += ALPHABET.charAt(byte % ALPHABET.length);
       if (token.length === length) break;
     }
   }

@@ -11,7 +11,7 @@
  * source and per code, as everywhere (invite-code.ts); a call-in pin per call-in id only.
  */
 import type { Db } from '../../db/schema.js';
-import { DomainError, errors } from '../../errors.js';
+import { errors } from '../../errors.js';
 import type { SignalingStore } from './signaling-store.js';
 import { systemClock, type Clock } from '../clock.js';
 import { inviteAttemptKeys, isInviteCodeFormat } from '../invites/invite-code.js';

@@ -262,7 +262,7 @@ const usedStorageQuery = preparedQuery(['userId'], (db, { userId }: { userId: st
     .selectFrom('assets')
     .innerJoin('rooms', 'rooms.id', 'assets.room_id')
     .where('rooms.created_by', '=', userId)
-    .select(sql<number>`coalesce(sum(assets.size), 0)::bigint`.as('used')),
+    .select(sql<number | string>`coalesce(sum(assets.size), 0)::bigint`.as('used')),
 );
 
 export async function usedStorageOf(db: Db, userId: string): Promise<number> {

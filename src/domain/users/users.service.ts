@@ -163,6 +163,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
     async findUsers(caller, q) {
       if (endpoints.disable_users_find) throw errors.notFound('Finding users is disabled');
       const query = q.trim();
+      // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
       if ([...query].length < MIN_QUERY_LENGTH) {
         throw errors.queryTooShort(MIN_QUERY_LENGTH);
       }
@@ -213,5 +214,6 @@ const registeredResult = (row: Parameters<typeof repository.rowToUser>[0]): Foun
 /** The IdP's display name (`nickname`/`name`), else "firstname lastname", else the address. */
 function displayNameFrom(claims: IdentityClaims): string {
   const name = claims.display_name?.trim() || `${claims.firstname} ${claims.lastname}`.trim() || claims.email;
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- cuts at code points, as the contract's limit counts
   return [...name].slice(0, MAX_DISPLAY_NAME).join('');
 }

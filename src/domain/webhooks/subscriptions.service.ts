@@ -48,6 +48,7 @@ export function createWebhookSubscriptionService(db: Db, config: Config['webhook
           // the owner's row, locked: concurrent creates count one after the other
           await repository.lockSubscriber(trx, owner);
           const count = await repository.countSubscriptionsOf(trx, owner);
+          // eslint-disable-next-line @typescript-eslint/no-unnecessary-type-conversion -- a count is int8: the parser leaves a string above 2^53 (db/connect.ts)
           if (Number(count) >= config.max_subscriptions_per_user) {
             throw errors.webhookSubscriptionLimit(config.max_subscriptions_per_user);
           }

@@ -99,7 +99,7 @@ export function guardedLookup(rules: TargetRules): LookupFunction {
   return (hostname, options, callback) => {
     dnsLookup(hostname, { ...options, all: true }, (err, addresses) => {
       if (err) return callback(err, '', 4);
-      const list = addresses as LookupAddress[];
+      const list = addresses;
       const refused = rules.allow_private ? undefined : list.find((a) => isInternalAddress(a.address));
       if (refused) return callback(new RefusedAddressError(`${hostname} resolves to the internal address ${refused.address}`), '', 4);
       if (options.all) return (callback as unknown as (e: null, a: LookupAddress[]) => void)(null, list);

@@ -205,8 +205,10 @@ export async function pruneBefore(db: Db, before: Date): Promise<{ deliveries: n
   const messages = await db
     .deleteFrom('webhook_messages')
     .where('created_at', '<', before)
-    .where(({ not, exists, selectFrom }) =>
-      not(exists(selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id'))),
+    .where((eb) =>
+      eb.not(
+        eb.exists(eb.selectFrom('webhook_deliveries').select('webhook_deliveries.id').whereRef('webhook_deliveries.message_id', '=', 'webhook_messages.id')),
+      ),
     )
     .executeTakeFirst();
   return { deliveries: Number(deliveries.numDeletedRows), messages: Number(messages.numDeletedRows) };

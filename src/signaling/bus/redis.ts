@@ -64,8 +64,9 @@ export function createRedisBus(redis: Redis, logger: Logger, onConnectionError?:
     if (!subscription?.active) return;
     let message: RoomMessage;
     try {
-      message = JSON.parse(raw);
-      if (!isRoomMessage(message)) throw new Error('not a room message');
+      const parsed: unknown = JSON.parse(raw);
+      if (!isRoomMessage(parsed)) throw new Error('not a room message');
+      message = parsed;
     } catch (err) {
       logger.error({ err, channel }, 'dropped a malformed signaling bus message');
       return;
@@ -100,7 +101,7 @@ export function createRedisBus(redis: Redis, logger: Logger, onConnectionError?:
       .unsubscribe(channel)
       .then(
         () => undefined,
-        (err) => logger.warn({ err, channel }, 'redis unsubscribe failed'),
+        (err: unknown) => logger.warn({ err, channel }, 'redis unsubscribe failed'),
       )
       .finally(() => {
         if (leaving.get(channel) === done) leaving.delete(channel);
@@ -144,7 +145,8 @@ const AUDIENCES = new Set(['room', 'moderators', 'participant']);
 
 /** Enough of a RoomMessage's shape that delivering it cannot throw on a missing part. */
 function isRoomMessage(value: unknown): value is RoomMessage {
-  const message = value as RoomMessage | null;
+  // any part may be missing or null: that is what this checks
+  const message = value as { [K in keyof RoomMessage]: RoomMessage[K] | null } | null;
   return (
     typeof message === 'object' &&
     message !== null &&

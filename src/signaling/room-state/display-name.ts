@@ -8,6 +8,7 @@ const MAX_DISPLAY_NAME = 100;
 /** The trimmed name, or undefined when it breaks the rule. */
 export function displayNameOf(requested: string): string | undefined {
   const name = requested.trim();
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
   const length = [...name].length;
   return length >= 1 && length <= MAX_DISPLAY_NAME ? name : undefined;
 }

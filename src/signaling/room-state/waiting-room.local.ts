@@ -16,7 +16,7 @@ export function createLocalWaitingRoomStore(): WaitingRoomStore {
   return {
     async add(roomId, participant) {
       let room = waiting.get(roomId);
-      if (!room) waiting.set(roomId, (room = new Map()));
+      if (!room) waiting.set(roomId, (room = new Map<string, MemberRecord>()));
       room.set(participant.id, structuredClone(participant));
     },
     async remove(roomId, participantId) {

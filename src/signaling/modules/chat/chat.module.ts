@@ -113,6 +113,7 @@ function scopeOf(session: Session, { scope, target }: ScopedCommand): ScopeRef |
 async function sendMessage({ deps, store }: ChatParts, session: Session, command: ChatSendMessageCommand['payload'], hub: RoomHub): Promise<void> {
   const { content } = command;
   if (content.trim() === '') return fail(session, 'empty_message');
+  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
   if ([...content].length > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
   const scope = scopeOf(session, command);
   if (!scope) return fail(session, 'invalid_target');
@@ -181,6 +182,7 @@ function rememberShown({ deps, shownAtJoin }: ChatParts, session: Session, state
 
 function withholds({ shownAtJoin }: ChatParts, session: Session, message: RoomMessage): boolean {
   const payload = message.payload as Sent;
+  // eslint-disable-next-line @typescript-eslint/no-unnecessary-condition -- defensive: the cast types the payload, it does not check what arrives
   if (payload.message !== 'message_sent') return false;
   // its history showed it already: the one event of it is dropped
   if (shownAtJoin.get(session)?.delete(payload.id)) return true;

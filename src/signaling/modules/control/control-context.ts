@@ -25,7 +25,7 @@ export interface ControlContext {
   /** The moderation module, when the room's tariff enables it (without it: no waiting room, hands always allowed). */
   moderationOf(session: Session): ModerationModule | undefined;
   /** Publishes `update` (the participant as it is now) to the others of the room. */
-  publishUpdate(session: Session, hub: RoomHub): Promise<void>;
+  publishUpdate: (session: Session, hub: RoomHub) => Promise<void>;
   fail(session: Session, error: ControlError): void;
   /** The server time, RFC 3339. */
   now(): string;

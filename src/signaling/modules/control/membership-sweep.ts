@@ -41,7 +41,7 @@ export interface CrashCleanupOptions {
   members: HostedRecords<Member>;
   waiting: HostedRecords<MemberRecord>;
   /** Lets every room module clean up after a participant (the control module's departure does the same). */
-  participantLeft(session: Session, hub: RoomHub, roomEmpty: boolean): Promise<void>;
+  participantLeft: (session: Session, hub: RoomHub, roomEmpty: boolean) => Promise<void>;
 }
 
 export function createCrashCleanup({ deps, liveness, members, waiting, participantLeft }: CrashCleanupOptions): CrashCleanup {

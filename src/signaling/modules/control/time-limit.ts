@@ -53,7 +53,7 @@ export function createTimeLimit(deps: Pick<ModuleDeps, 'scheduler' | 'hubs' | 'l
       const entry: Armed = { closesAtMs, cancel: () => {} };
       armed.set(room.roomId, entry);
       entry.cancel = deps.scheduler.at(closesAtMs, () => {
-        expire(room, entry).catch((err) => deps.logger.error({ err, roomId: room.roomId }, 'closing a room at its time limit failed'));
+        expire(room, entry).catch((err: unknown) => deps.logger.error({ err, roomId: room.roomId }, 'closing a room at its time limit failed'));
       });
     },
     disarm(roomId) {

@@ -57,7 +57,7 @@ function armExpiry(deps: ModuleDeps, store: TimerStore, armed: Armed, hub: RoomH
 /** Runs `expire` at `atMs`; when it fails, again after the next retry delay, while the hub is open. */
 function arm(deps: ModuleDeps, armed: Armed, hub: RoomHub, timerId: string, atMs: number, expire: () => Promise<void>, failures: number): void {
   let hubArmed = armed.get(hub);
-  if (!hubArmed) armed.set(hub, (hubArmed = new Map()));
+  if (!hubArmed) armed.set(hub, (hubArmed = new Map<string, () => void>()));
   const cancel = deps.scheduler.at(atMs, () => {
     disarm(armed, hub, timerId);
     expire().catch((err: unknown) => {
