@@ -50,11 +50,9 @@ describe('the Link header of a page', () => {
       body: { title: 'Weekly', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false },
     });
     expect(created.response.status).toBe(201);
-    await app
-      .api(alice.accessToken)
-      .POST('/events', {
-        body: { title: 'Other', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false },
-      });
+    await app.api(alice.accessToken).POST('/events', {
+      body: { title: 'Other', description: '', is_time_independent: true, is_adhoc: false, waiting_room: false, show_meeting_details: false },
+    });
     const res = await fetch(`${app.url}/v1/events?per_page=1&favorites=false&junk=${'y'.repeat(8000)}`, {
       headers: { authorization: `Bearer ${alice.accessToken}` },
     });
