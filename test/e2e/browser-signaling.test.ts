@@ -15,19 +15,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { checkServerFrame, signalingUrl, startTicket, type ServerFrame } from '../support/signaling-client.js';
 import { insertInvite, insertRoom, useSignalingApp } from '../support/signaling.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-// without the background-networking flags Chromium's own outgoing connections fail on a closed network
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The name the reference's web app offers (as its 2024 sources show); the server must echo it alone. */
 const PROTOCOL = 'opentalk-signaling-json-v1.0';
 

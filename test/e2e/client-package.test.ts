@@ -22,18 +22,8 @@ import { chromium } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { useSignalingApp } from '../support/signaling.js';
 import { commandEnv, root, runCommand } from '../support/processes.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const noBrowser = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
 if (noBrowser) console.warn(`test/e2e/client-package.test.ts: the browser test is skipped: ${noBrowser}`);
 

@@ -8,18 +8,7 @@ import { chromium } from 'playwright-core';
 import { parse } from 'yaml';
 import { expect, it } from 'vitest';
 import { useTestApp } from '../support/test-app.js';
-
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 
 const unavailable = existsSync(CHROMIUM) ? undefined : `${CHROMIUM} is missing (Debian's chromium package)`;
 if (unavailable) console.warn(`test/e2e/docs-webhooks.test.ts skipped: ${unavailable}`);

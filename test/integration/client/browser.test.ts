@@ -19,18 +19,8 @@ import { checkServerFrame } from '../../../packages/client/src/signaling-contrac
 import { startTicket } from '../../support/signaling-client.js';
 import { freshSource, insertRoom, useSignalingApp } from '../../support/signaling.js';
 import { tcpCut } from '../../support/tcp-cut.js';
+import { CHROMIUM, CHROMIUM_ARGS } from '../../support/chromium.js';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The client's modules a browser loads (the types module is imported for types only, so never loaded). */
 const MODULES = [
   'signaling.js',
