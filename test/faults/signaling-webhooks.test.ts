@@ -106,13 +106,41 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
     expect(receiver!.received).toHaveLength(2);
     await postgres!.start();
 
-    const got = await receiver!.waitFor(4, 20_000);
+    const got = await receiver!.waitFor(4, 40_000); // the queue retries at 200 ms doubling up to 10 s; a slow restart under load
     expect(got.map((r) => r.json.type)).toEqual(['room.started', 'participant.joined', 'participant.left', 'room.ended']);
     for (const delivery of got) checkWebhook(delivery.headers, delivery.body);
     await sleep(300);
     expect(receiver!.received).toHaveLength(4);
     const metrics = await (await fetch(new URL('/metrics', baseUrl))).text();
     expect(metrics).toMatch(/^convene_webhook_events_dropped_total 0$/m);
+  }, 60_000);
+
+  it('a delivery answered while the database is down is recorded once it is back: sent once, not counted as failed', async () => {
+    const me = await owner();
+    const first = receiver!.received.length;
+    let answer: (status: number) => void = () => undefined;
+    receiver!.answer = (_request, index) => (index === first ? new Promise<number>((resolve) => (answer = resolve)) : 200);
+    await api('POST', '/v1/events', me.token, { title: 'Answered in the outage', description: '', is_time_independent: true });
+    const [delivery] = (await receiver!.waitFor(first + 1)).slice(first);
+
+    await postgres!.stop('fast');
+    answer(200);
+    await sleep(1_500); // the worker's writes of the result fail meanwhile (the query timeout is 1 s)
+    await postgres!.start();
+
+    const recorded = () =>
+      convene!.database.db
+        .selectFrom('webhook_deliveries')
+        .select(['attempts', 'delivered_at', 'last_status_code', 'last_error'])
+        .where('message_id', '=', delivery!.json.id)
+        .executeTakeFirstOrThrow();
+    for (let waited = 0; (await recorded()).delivered_at === null; waited += 50) {
+      if (waited > 15_000) throw new Error(`the delivery was not recorded: ${JSON.stringify(await recorded())}`);
+      await sleep(50);
+    }
+    expect(await recorded()).toMatchObject({ attempts: 1, last_status_code: 200, last_error: null });
+    expect(receiver!.received.filter((request) => request.json.id === delivery!.json.id)).toHaveLength(1);
+    receiver!.answer = () => 200;
   }, 60_000);
 
   it('beyond the limit drops the oldest waiting event, logged and counted; the others arrive', async () => {

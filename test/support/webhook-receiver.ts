@@ -1,6 +1,7 @@
 /**
  * A real webhook receiver on loopback (port 0): it records every POST it gets (headers, body, when)
- * and answers what the test says (`answer`, per request; 200 by default, or never, to hang).
+ * and answers what the test says (`answer`, per request; 200 by default, later (a promise of the
+ * status), or never, to hang).
  * `verify` checks a delivery the way a receiver would, written here from the Standard Webhooks
  * text, independently of the service's own signing code.
  */
@@ -15,8 +16,8 @@ export interface Received {
   at: number;
 }
 
-/** A status to answer, or 'hang' (no answer until the receiver closes). */
-export type Answer = number | 'hang';
+/** A status to answer, a promise of one (answered when it settles), or 'hang' (no answer until the receiver closes). */
+export type Answer = number | Promise<number> | 'hang';
 
 export interface WebhookReceiver {
   url: string;
@@ -58,6 +59,11 @@ export async function startWebhookReceiver(): Promise<WebhookReceiver> {
       const answer = receiver.answer(request, index);
       if (answer === 'hang') {
         hanging.add(res);
+        return;
+      }
+      if (typeof answer !== 'number') {
+        hanging.add(res);
+        void answer.then((status) => hanging.delete(res) && res.writeHead(status, { 'content-type': 'text/plain' }).end('ok'));
         return;
       }
       res.writeHead(answer, { 'content-type': 'text/plain' }).end('ok');

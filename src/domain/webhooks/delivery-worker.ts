@@ -6,7 +6,8 @@
  * Claiming is the mail worker's (mail-worker.ts): one statement moves a due row's `next_attempt_at`
  * a lease ahead, choosing it `FOR UPDATE SKIP LOCKED`, so that of several instances exactly one
  * sends each attempt, and no transaction stays open during the HTTP call. A process that dies while
- * sending leaves the row to come due again when the lease ends (at least once). A delivery is
+ * sending leaves the row to come due again when the lease ends (at least once). An attempt's result
+ * that cannot be written (the database away) is written again while the lease holds. A delivery is
  * claimable only when no earlier one of the same subscription and subject (room or meeting) is
  * still pending, so a receiver sees each room's and meeting's events in order.
  *
@@ -50,6 +51,10 @@ const DAY_MS = 86_400_000;
 
 const RETRY_CAP_MS = 3_600_000;
 const MAX_ERROR_LENGTH = 500;
+/** Recording an attempt's result again while the database is away: 100 ms doubling up to 2 s, stopping 1 s short of the lease's end. */
+const RECORD_RETRY_BASE_MS = 100;
+const RECORD_RETRY_MAX_MS = 2_000;
+const RECORD_MARGIN_MS = 1_000;
 
 export function webhookRetryDelayMs(baseMs: number, attempts: number): number {
   return Math.min(baseMs * 2 ** Math.max(0, attempts - 1), RETRY_CAP_MS);
@@ -60,6 +65,7 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   // while its attempt is under way; short enough that an instance's crash delays little
   const leaseMs = 2 * config.timeout_ms + 5_000;
   let stopping = false;
+  const stopped = new AbortController();
 
   /**
    * The subscriptions this instance is sending to now: one attempt per subscription at a time, so
@@ -95,7 +101,15 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
     }
   }
 
-  async function attempt(row: repository.ClaimedDelivery): Promise<void> {
+  /** One attempt: the POST, then its result recorded (held while the lease lasts: see `record`). */
+  async function attempt(row: repository.ClaimedDelivery, leaseEndsAt: number): Promise<void> {
+    const outcome = await send(row);
+    await record(row, outcome, leaseEndsAt);
+  }
+
+  type Outcome = { status: number; error?: undefined } | { status?: number; error: string };
+
+  async function send(row: repository.ClaimedDelivery): Promise<Outcome> {
     const timestamp = Math.floor(now().getTime() / 1000);
     try {
       const status = await post(row.url, row.body, {
@@ -104,10 +118,34 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
         'webhook-timestamp': String(timestamp),
         'webhook-signature': signature(row.secret, row.message_id, timestamp, row.body),
       });
-      if (status >= 200 && status < 300) await succeeded(row, status);
-      else await failed(row, status, `the receiver answered ${status}`);
+      return status >= 200 && status < 300 ? { status } : { status, error: `the receiver answered ${status}` };
     } catch (err) {
-      await failed(row, undefined, err instanceof Error ? err.message : String(err));
+      return { error: err instanceof Error ? err.message : String(err) };
+    }
+  }
+
+  /**
+   * Writes the attempt's result. The database may be away just then (a receiver that was answered
+   * is not the database's answer): the write is tried again while the lease holds, so that a short
+   * outage neither sends a delivered message again nor counts it as the receiver's failure. Once
+   * the lease is near its end, or the worker stops, it gives up: the delivery comes due again when
+   * its lease ends and is sent again (at least once).
+   */
+  async function record(row: repository.ClaimedDelivery, outcome: Outcome, leaseEndsAt: number): Promise<void> {
+    for (let attempt = 0; ; attempt++) {
+      try {
+        if (outcome.error === undefined) await succeeded(row, outcome.status);
+        else await failed(row, outcome.status, outcome.error);
+        return;
+      } catch (err) {
+        const waitMs = Math.min(RECORD_RETRY_BASE_MS * 2 ** attempt, RECORD_RETRY_MAX_MS);
+        if (stopping || performance.now() + waitMs > leaseEndsAt - RECORD_MARGIN_MS) {
+          logger.error({ err, deliveryId: row.id }, 'the result of a webhook delivery could not be recorded; it will be sent again when its lease ends');
+          return;
+        }
+        logger.warn({ err, deliveryId: row.id, attempt, waitMs }, 'recording the result of a webhook delivery failed; trying again');
+        await sleep(waitMs, undefined, { signal: stopped.signal, ref: false }).catch(() => undefined);
+      }
     }
   }
 
@@ -149,8 +187,9 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   /** Sends until nothing is due. */
   async function lane(): Promise<void> {
     for (let row = await claimInTurn(); row && !stopping; row = await claimInTurn()) {
+      const leaseEndsAt = performance.now() + leaseMs;
       try {
-        await attempt(row);
+        await attempt(row, leaseEndsAt);
       } finally {
         inFlight.delete(row.subscription_id);
       }
@@ -160,7 +199,6 @@ export function createWebhookWorker({ db, config, logger, now = () => new Date()
   // A watcher polls for anything to send (one cheap query, not one claim per lane: PGlite has one
   // session) and wakes the lanes; each lane sends until nothing is due, then sleeps until woken. A
   // lane held by a slow receiver holds back nothing else: the watcher keeps waking the others.
-  const stopped = new AbortController();
   const loops: Promise<void>[] = [];
   let waking = new AbortController();
   const untilWoken = () => sleep(2 ** 31 - 1, undefined, { signal: AbortSignal.any([stopped.signal, waking.signal]), ref: false }).catch(() => undefined);
