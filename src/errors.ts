@@ -33,6 +33,13 @@ export interface ErrorDetails {
   cause?: unknown;
 }
 
+/**
+ * Which backing service, if any, an error says cannot be reached (the transports answer it as
+ * unavailable, and the client retries): the database and Redis each recognise their own failures,
+ * so the composition root, which has both, builds this and hands it to each transport.
+ */
+export type Unreachable = (err: unknown) => 'database' | 'redis' | undefined;
+
 export class DomainError extends Error {
   readonly code: ErrorCode;
   readonly errors?: FieldError[];

@@ -29,14 +29,16 @@ import { devProviderFromConfig } from './domain/identity/dev-provider.js';
 import { keycloakDirectoryFromConfig } from './domain/identity/keycloak-directory.js';
 import { configuredTariffCatalog, loadTariffCatalog, storedTariffDefinitions } from './domain/tariffs/tariffs.repository.js';
 import type { TariffCatalog } from './domain/tariffs/tariff-catalog.js';
+import { createRoomEntryService } from './domain/rooms/room-entry.service.js';
 import { createRoomService } from './domain/rooms/rooms.service.js';
 import { createSipService } from './domain/sip/sip.service.js';
 import { createStreamingTargetService } from './domain/streaming/streaming-targets.service.js';
 import { turnCredentials } from './domain/turn/turn-credentials.js';
 import { createUserService, type UserService } from './domain/users/users.service.js';
+import { createWebhookOutbox } from './domain/webhooks/outbox.js';
 import { createWebhookSubscriptionService } from './domain/webhooks/subscriptions.service.js';
 import { createHttpApp } from './http/app.js';
-import { errors } from './errors.js';
+import { errors, type Unreachable } from './errors.js';
 import { errorBody } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers, type Services } from './http/handlers/index.js';
@@ -125,7 +127,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       auth: { identity, users, callInRole: config.oidc.call_in_role, invites },
       handlers,
       metrics,
-      unreachable: (err) => (isDatabaseDown(err) ? 'database' : isRedisDown(err) ? 'redis' : undefined),
+      unreachable,
       extraRouters: devProvider ? [{ path: '/dev-idp', router: devIdentityRouter(devProvider) }] : [],
     });
     // From the start of close() a new request is answered 503 (a load balancer retries it elsewhere),
@@ -137,8 +139,10 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     const signaling = createSignalingServer({
       config,
-      db: database.db,
       tariffs,
+      roomEntry: createRoomEntryService({ db: database.db, callIn: config.call_in }),
+      webhookOutbox: createWebhookOutbox(database.db),
+      unreachable,
       signalingStore: shared.signalingStore,
       redis: shared.redis,
       logger,
@@ -247,6 +251,9 @@ function handlerServices(parts: ServiceParts): Services {
     publicUrl: config.http.public_url,
   };
 }
+
+/** The database and Redis each recognise their own failures; both transports are told which one an error names. */
+const unreachable: Unreachable = (err) => (isDatabaseDown(err) ? 'database' : isRedisDown(err) ? 'redis' : undefined);
 
 /**
  * 503 to a request that came after shutdown began, its connection closing after it: the error body

@@ -18,7 +18,7 @@ import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { resolveCaller, type AuthDeps, type SecurityRequirement } from './auth.js';
 import { docsRouter } from './docs.js';
-import { DomainError, errors, type FieldError } from '../errors.js';
+import { DomainError, errors, type FieldError, type Unreachable } from '../errors.js';
 import { httpError } from './errors.js';
 import type { Handler, Handlers } from './handler-types.js';
 import { requestLogger } from './request-log.js';
@@ -42,11 +42,8 @@ export interface HttpAppOptions {
   handlers: Handlers<OperationId>;
   /** The instance's registry: requests are counted into it, and `/metrics` serves it. */
   metrics: Metrics;
-  /**
-   * Which backing service, if any, an error says cannot be reached (answered 503): the database and
-   * Redis know their own failures, so server.ts, which has both, tells them apart.
-   */
-  unreachable: (err: unknown) => 'database' | 'redis' | undefined;
+  /** Which backing service, if any, an error says cannot be reached (answered 503). */
+  unreachable: Unreachable;
   /** Extra routers mounted before the contract (e.g. the development identity provider at /dev-idp). */
   extraRouters?: { path: string; router: express.Router }[];
 }

@@ -15,10 +15,10 @@ import type { Duplex } from 'node:stream';
 import type { Redis } from 'ioredis';
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from '../config/schema.js';
-import { isDatabaseDown } from '../db/connect.js';
-import type { Db } from '../db/schema.js';
-import { createRoomEntryService } from '../domain/rooms/room-entry.service.js';
+import type { RoomEntryService } from '../domain/rooms/room-entry.service.js';
 import type { TariffCatalog } from '../domain/tariffs/tariff-catalog.js';
+import type { WebhookOutbox } from '../domain/webhooks/outbox.js';
+import type { Unreachable } from '../errors.js';
 import type { Logger } from '../logger.js';
 import type { Metrics } from '../metrics.js';
 import { createLocalBus } from './bus/local.js';
@@ -32,15 +32,20 @@ import { createSignalingModules } from './modules/index.js';
 import { createSignalingWebhooks, SIGNALING_WEBHOOKS_DEFAULTS } from './webhooks.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
+import { createRoomStores } from './room-stores.js';
 import type { Scheduler } from './scheduler.js';
-import { isRedisDown } from '../redis/redis.js';
 import type { SignalingStore } from '../domain/tickets/signaling-store.js';
 import type { Acquired } from '../domain/caps/open-counter.js';
 
 export interface SignalingServerDeps {
   config: Config;
-  db: Db;
   tariffs: TariffCatalog;
+  /** Who may enter a room (a ticket's redemption) and bans (the moderation module). */
+  roomEntry: RoomEntryService;
+  /** Where the webhook events of signaling are queued, each in a transaction of its own. */
+  webhookOutbox: WebhookOutbox;
+  /** Which backing service, if any, an error says cannot be reached (a ticket's redemption answers 503). */
+  unreachable: Unreachable;
   signalingStore: SignalingStore;
   /** Set when instances share state: the bus and the modules' state then live in Redis. */
   redis?: Redis;
@@ -75,7 +80,7 @@ const CLOSE_GRACE_MS = 2_000;
 const WEBHOOK_FLUSH_MS = 5_000;
 
 export function createSignalingServer(deps: SignalingServerDeps): SignalingServer {
-  const { config, db, tariffs, signalingStore, redis, logger, scheduler, metrics } = deps;
+  const { config, tariffs, roomEntry, webhookOutbox, unreachable, signalingStore, redis, logger, scheduler, metrics } = deps;
   const limits = config.signaling;
   if (limits.max_message_bytes > limits.max_frame_bytes) {
     throw new Error('signaling.max_message_bytes must not exceed signaling.max_frame_bytes');
@@ -92,9 +97,9 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const bus = timedBus(redis ? createRedisBus(redis, log, metrics.redisError) : createLocalBus(log), metrics.bus);
   // shared state: this instance's records name it, so that the others can clean up after it should it die
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
-  const webhooks = createSignalingWebhooks(db, log, { ...SIGNALING_WEBHOOKS_DEFAULTS, onDrop: metrics.webhookEventDropped });
-  const roomEntry = createRoomEntryService({ db, callIn: config.call_in });
-  const modules = createSignalingModules({ config, db, roomEntry, redis, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
+  const webhooks = createSignalingWebhooks(webhookOutbox, log, { ...SIGNALING_WEBHOOKS_DEFAULTS, onDrop: metrics.webhookEventDropped });
+  const stores = createRoomStores(redis, liveness);
+  const modules = createSignalingModules({ config: limits, roomEntry, stores, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };
@@ -136,7 +141,7 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
       if (context) held = await socketCaps.acquire(context.participant.who, sourceAddress(request, config.http.trust_proxy));
     } catch (err) {
       // the database or Redis away is 503, as in the HTTP API: the client starts again once it is back
-      const down = isDatabaseDown(err) || isRedisDown(err);
+      const down = unreachable(err) !== undefined;
       log.error({ err }, 'redeeming a signaling ticket failed');
       const refusal = down ? handshakeErrors.unavailable() : handshakeErrors.internal();
       return reject(socket, refusal.status, refusal.body);

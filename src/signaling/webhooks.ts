@@ -14,8 +14,7 @@
  * a time limit to reach the outbox. What a process crash finds in memory is lost.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Db } from '../db/schema.js';
-import { enqueueWebhook, type WebhookData, type WebhookEventType } from '../domain/webhooks/outbox.js';
+import type { WebhookData, WebhookEventType, WebhookOutbox } from '../domain/webhooks/outbox.js';
 import type { Logger } from '../logger.js';
 import type { RoomContext } from './room-context.js';
 import type { Session } from './session.js';
@@ -49,7 +48,7 @@ interface Queued {
   dropped: boolean;
 }
 
-export function createSignalingWebhooks(db: Db, logger: Logger, options: SignalingWebhooksOptions): SignalingWebhooks {
+export function createSignalingWebhooks(outbox: WebhookOutbox, logger: Logger, options: SignalingWebhooksOptions): SignalingWebhooks {
   // every waiting event in arrival order (the oldest first, dropped first), and per room, so that
   // a room's events enter the outbox in the order they happened here
   const all = new Set<Queued>();
@@ -97,7 +96,7 @@ export function createSignalingWebhooks(db: Db, logger: Logger, options: Signali
         room,
         type,
         dropped: false,
-        run: () => db.transaction().execute((trx) => enqueueWebhook(trx, { type, data, owner: room.ownerId, at, dedupeKey })),
+        run: () => outbox.enqueue({ type, data, owner: room.ownerId, at, dedupeKey }),
       };
       if (all.size >= options.maxQueued) drop(all.values().next().value!, `more than ${options.maxQueued} waiting`);
       all.add(item);

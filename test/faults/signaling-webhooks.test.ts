@@ -12,6 +12,7 @@ import WebSocket from 'ws';
 import { connectSignaling } from '../../packages/client/src/index.js';
 import { loadConfig } from '../../src/config/load.js';
 import { createConvene, type Convene } from '../../src/server.js';
+import { createWebhookOutbox } from '../../src/domain/webhooks/outbox.js';
 import { createSignalingWebhooks } from '../../src/signaling/webhooks.js';
 import { checkWebhook } from '../support/contract.js';
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
@@ -147,7 +148,12 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
     const logged: { level: number; msg: string }[] = [];
     const logger = pino({ level: 'warn' }, new Writable({ write: (line, _enc, done) => done(void logged.push(JSON.parse(String(line)))) }));
     let drops = 0;
-    const queue = createSignalingWebhooks(convene!.database.db, logger, { maxQueued: 2, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => drops++ });
+    const queue = createSignalingWebhooks(createWebhookOutbox(convene!.database.db), logger, {
+      maxQueued: 2,
+      retryBaseMs: 20,
+      retryMaxMs: 100,
+      onDrop: () => drops++,
+    });
     const room = { roomId: '00000000-0000-4000-8000-00000000a001', ownerId };
     const keys = ['limit-1', 'limit-2', 'limit-3'];
 
@@ -170,7 +176,7 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
 
   it('at shutdown the waiting events get the time limit, then are dropped', async () => {
     let drops = 0;
-    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), {
+    const queue = createSignalingWebhooks(createWebhookOutbox(convene!.database.db), pino({ level: 'silent' }), {
       maxQueued: 10,
       retryBaseMs: 20,
       retryMaxMs: 100,
@@ -194,7 +200,7 @@ describe.skipIf(unavailable !== undefined)('webhook events of signaling while Po
 
   it('at shutdown with the database up, the waiting events are flushed before close returns', async () => {
     let drops = 0;
-    const queue = createSignalingWebhooks(convene!.database.db, pino({ level: 'silent' }), {
+    const queue = createSignalingWebhooks(createWebhookOutbox(convene!.database.db), pino({ level: 'silent' }), {
       maxQueued: 10,
       retryBaseMs: 20,
       retryMaxMs: 100,

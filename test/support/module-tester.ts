@@ -21,12 +21,11 @@
  * `flush`, as a timeout of 0 would.
  */
 import { randomUUID } from 'node:crypto';
-import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { commandValidators, validateClientEnvelope } from '../../generated/signaling/validators.js';
 import type { Role } from '../../generated/signaling/types.js';
 import { loadConfig } from '../../src/config/load.js';
-import type { DB } from '../../src/db/schema.js';
+import type { RoomEntryService } from '../../src/domain/rooms/room-entry.service.js';
 import { createTariffCatalog } from '../../src/domain/tariffs/tariff-catalog.js';
 import { createLocalBus } from '../../src/signaling/bus/local.js';
 import type { SignalingBus } from '../../src/signaling/bus/signaling-bus.js';
@@ -34,6 +33,7 @@ import { createSignalingModules } from '../../src/signaling/modules/index.js';
 import type { CommandPayload, ControlModule, LeaveReason, ModuleDeps, SignalingModule } from '../../src/signaling/modules/module.js';
 import type { ParticipantContext, ParticipationKind, RoomContext } from '../../src/signaling/room-context.js';
 import { RoomHubs, type RoomHub } from '../../src/signaling/room-hub.js';
+import { createRoomStores, type RoomStores } from '../../src/signaling/room-stores.js';
 import type { Scheduler } from '../../src/signaling/scheduler.js';
 import { CLOSE_FRAMES } from '../../src/signaling/connection.js';
 import type { EventPayload, Session, SessionEnd, SessionState } from '../../src/signaling/session.js';
@@ -158,8 +158,10 @@ export interface ModuleTesterOptions {
   /** Shared with another tester: two instances of Convene over one bus and clock. */
   bus?: SignalingBus;
   scheduler?: FakeScheduler;
-  /** A real database for modules that write one (a ban); without it any use fails. */
-  db?: Kysely<DB>;
+  /** The room entry service for modules that use one (a ban, on a real database); without it any use fails. */
+  roomEntry?: RoomEntryService;
+  /** Stores to use instead of this tester's own (in-process) ones: the same store given to two testers is shared, as in Redis. */
+  stores?: Partial<RoomStores>;
 }
 
 /** Modules of these namespaces see commands before `join`; the connection refuses others. */
@@ -167,10 +169,10 @@ const BEFORE_JOIN = new Set(['control', 'echo']);
 /** States in which a participant is in the room or its waiting room, and so departs when it closes. */
 const PRESENT = new Set<SessionState>(['joined', 'waiting', 'accepted']);
 
-/** Module tests touch no database: any use fails loudly instead of pretending. */
-const noDatabase = new Proxy({} as Kysely<DB>, {
+/** Module tests touch no database: any use of the room entry service fails loudly instead of pretending. */
+export const noRoomEntry = new Proxy({} as RoomEntryService, {
   get(_target, property) {
-    throw new Error(`the module tester has no database (a module used db.${String(property)})`);
+    throw new Error(`the module tester has no room entry service (a module used roomEntry.${String(property)})`);
   },
 });
 
@@ -188,18 +190,19 @@ export class ModuleTester {
   /** This tester and its siblings: the instances whose hubs together make up each room. */
   private family = new Set<ModuleTester>([this]);
   private defaultRoom?: RoomContext;
-  private readonly db?: Kysely<DB>;
+  private readonly roomEntry?: RoomEntryService;
 
   constructor(options: ModuleTesterOptions = {}) {
     this.scheduler = options.scheduler ?? new FakeScheduler();
-    this.db = options.db;
+    this.roomEntry = options.roomEntry;
     this.bus = options.bus ?? createLocalBus();
     this.ownsBus = options.bus === undefined;
     const logger = pino({ level: 'silent' });
     const byNamespace = new Map<string, SignalingModule>();
     const deps: ModuleDeps = {
-      config: this.config,
-      db: options.db ?? noDatabase,
+      config: this.config.signaling,
+      roomEntry: options.roomEntry ?? noRoomEntry,
+      stores: { ...createRoomStores(), ...options.stores },
       bus: this.bus,
       hubs: () => this.hubs,
       scheduler: this.scheduler,
@@ -217,7 +220,7 @@ export class ModuleTester {
 
   /** Another Convene instance over the same bus and clock (its own hubs and modules). */
   sibling(options: Omit<ModuleTesterOptions, 'bus' | 'scheduler'> = {}): ModuleTester {
-    const sibling = new ModuleTester({ ...options, bus: this.bus, scheduler: this.scheduler, ...(this.db ? { db: this.db } : {}) });
+    const sibling = new ModuleTester({ ...options, bus: this.bus, scheduler: this.scheduler, ...(this.roomEntry ? { roomEntry: this.roomEntry } : {}) });
     sibling.family = this.family;
     this.family.add(sibling);
     return sibling;

@@ -8,9 +8,9 @@
  * asked for this type, and every operator subscription (no owner) that did. Without any, nothing is
  * written.
  *
- * Events decided outside a transaction (signaling, possibly seen by several instances) pass a
- * `dedupeKey` naming the change: the second instance's enqueue of the same change is dropped by the
- * unique key.
+ * Events decided outside a transaction (signaling, possibly seen by several instances) are queued
+ * through a `WebhookOutbox`, each in a transaction of its own, and pass a `dedupeKey` naming the
+ * change: the second instance's enqueue of the same change is dropped by the unique key.
  */
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
@@ -76,4 +76,16 @@ export async function enqueueWebhook<T extends WebhookEventType>(trx: Db, event:
   const inserted = await insertMessage(trx, { id, type: event.type, subject, body, dedupe_key: event.dedupeKey ?? null });
   if (!inserted) return; // another instance queued this change already
   await insertDeliveries(trx, id, subject, subscriptions);
+}
+
+/** The outbox for changes made outside the database (signaling's), which have no transaction to join. */
+export interface WebhookOutbox {
+  /** Queues one event in a transaction of its own. */
+  enqueue<T extends WebhookEventType>(event: WebhookEvent<T>): Promise<void>;
+}
+
+export function createWebhookOutbox(db: Db): WebhookOutbox {
+  return {
+    enqueue: (event) => db.transaction().execute((trx) => enqueueWebhook(trx, event)),
+  };
 }

@@ -7,15 +7,14 @@
  * The control module drives the join flow and departures and asks the other modules for their
  * parts; the connection hands each validated command to its namespace's module.
  */
-import type { Redis } from 'ioredis';
 import type { Config } from '../../config/schema.js';
-import type { Db } from '../../db/schema.js';
 import type { RoomEntryService } from '../../domain/rooms/room-entry.service.js';
 import type { SignalingWebhooks } from '../webhooks.js';
 import type { Logger } from '../../logger.js';
 import type { InstanceLiveness } from '../../redis/instance-liveness.js';
 import type { SignalingBus } from '../bus/signaling-bus.js';
 import type { HubModule, RoomHub, RoomHubs } from '../room-hub.js';
+import type { RoomStores } from '../room-stores.js';
 import type { Scheduler } from '../scheduler.js';
 import type { Session } from '../session.js';
 import type { Member } from '../room-state/membership-store.js';
@@ -47,14 +46,14 @@ export interface SignalingModule extends HubModule {
   close?(): Promise<void>;
 }
 
-/** What every module factory gets. `redis` is set when instances share state through Redis. */
+/** What every module factory gets: services, stores and the `[signaling]` settings, never the database or Redis. */
 export interface ModuleDeps {
-  config: Config;
-  db: Db;
-  /** Who may enter a room, and bans (the moderation module's `ban`); absent: the room entry service on `db`. */
-  roomEntry?: RoomEntryService;
-  redis?: Redis;
-  /** With `redis`: this instance's id and liveness, which the records it hosts name (crash cleanup). */
+  config: Config['signaling'];
+  /** Who may enter a room, and bans (the moderation module's `ban`). */
+  roomEntry: RoomEntryService;
+  /** The rooms' state, in Redis when instances share it (room-stores.ts). */
+  stores: RoomStores;
+  /** Set when instances share state through Redis: this instance's liveness, which the records it hosts name (crash cleanup). */
   liveness?: InstanceLiveness;
   bus: SignalingBus;
   hubs: () => RoomHubs;

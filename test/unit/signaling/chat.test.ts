@@ -349,15 +349,15 @@ describe('set_last_seen_timestamp', () => {
  * see the integration tests), so no private messages here: their target must be in the room.
  */
 describe('two instances over one store', () => {
-  const chatOnly = (deps: ModuleDeps): SignalingModule[] => [createChatModule(deps, store)];
+  const chatOnly = (deps: ModuleDeps): SignalingModule[] => [createChatModule(deps)];
   let store: ChatStore;
   let second: ModuleTester;
 
   beforeEach(async () => {
     await tester.close();
     store = createLocalChatStore();
-    tester = createModuleTester({ modules: chatOnly });
-    second = tester.sibling({ modules: chatOnly });
+    tester = createModuleTester({ modules: chatOnly, stores: { chat: store } });
+    second = tester.sibling({ modules: chatOnly, stores: { chat: store } });
     alice = member(['/dev', '/ops'], { role: 'moderator' });
     bob = member(['/dev'], { room: alice.room }, second);
     carol = member(['/ops'], { room: alice.room }, second);

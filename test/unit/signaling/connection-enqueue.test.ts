@@ -7,21 +7,21 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo } from 'node:net';
-import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { loadConfig } from '../../../src/config/load.js';
-import type { DB } from '../../../src/db/schema.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { Connection } from '../../../src/signaling/connection.js';
 import { createSignalingModules } from '../../../src/signaling/modules/index.js';
 import type { SignalingModule } from '../../../src/signaling/modules/module.js';
 import { RoomHubs } from '../../../src/signaling/room-hub.js';
+import { createRoomStores } from '../../../src/signaling/room-stores.js';
 import { systemScheduler } from '../../../src/signaling/scheduler.js';
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { SignalingClient } from '../../support/signaling-client.js';
+import { noRoomEntry } from '../../support/module-tester.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -62,7 +62,15 @@ async function connection(echo: SignalingModule) {
   const logger = pino({ level: 'silent' });
   const bus = createLocalBus(logger);
   const scheduler = systemScheduler();
-  const real = createSignalingModules({ config, db: {} as Kysely<DB>, bus, hubs: () => hubs, scheduler, logger });
+  const real = createSignalingModules({
+    config: config.signaling,
+    roomEntry: noRoomEntry,
+    stores: createRoomStores(),
+    bus,
+    hubs: () => hubs,
+    scheduler,
+    logger,
+  });
   const byNamespace = new Map(real.byNamespace).set('echo', echo);
   const hubs = new RoomHubs(bus, byNamespace, logger);
   const signalingStore = createLocalSignalingStore();

@@ -11,6 +11,7 @@ import { randomUUID } from 'node:crypto';
 import type { Kysely } from 'kysely';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { DB } from '../../../src/db/schema.js';
+import { createRoomEntryService } from '../../../src/domain/rooms/room-entry.service.js';
 import type { RoomContext } from '../../../src/signaling/room-context.js';
 import { createTestDatabase, type TestDatabase } from '../../support/database.js';
 import { createModuleTester, type FakeSession, type ModuleTester, type ParticipantOptions } from '../../support/module-tester.js';
@@ -437,7 +438,7 @@ describe('ban', () => {
   /** A room in the database (with its owner) and a tester on that database, with the owner Alice joined. */
   async function bannableRoom(options: Partial<RoomContext> = {}) {
     await tester.close();
-    tester = createModuleTester({ db });
+    tester = createModuleTester({ roomEntry: createRoomEntryService({ db }) });
     const ownerId = await user('owner');
     const { id: roomId } = await db.insertInto('rooms').values({ created_by: ownerId }).returning('id').executeTakeFirstOrThrow();
     const room = tester.room({ roomId, ownerId, ...options });

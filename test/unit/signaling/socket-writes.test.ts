@@ -8,21 +8,21 @@
  */
 import { once } from 'node:events';
 import type { AddressInfo, Socket } from 'node:net';
-import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { loadConfig } from '../../../src/config/load.js';
-import type { DB } from '../../../src/db/schema.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { Connection } from '../../../src/signaling/connection.js';
 import { createSignalingModules } from '../../../src/signaling/modules/index.js';
 import { RoomHubs } from '../../../src/signaling/room-hub.js';
+import { createRoomStores } from '../../../src/signaling/room-stores.js';
 import type { Scheduler } from '../../../src/signaling/scheduler.js';
 import { holdForTurn, textFrame } from '../../../src/signaling/socket-writes.js';
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { SignalingClient } from '../../support/signaling-client.js';
+import { noRoomEntry } from '../../support/module-tester.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -141,7 +141,15 @@ describe('room events through the hub', () => {
     let nowMs = Date.parse('2026-11-22T09:00:00.000Z');
     const scheduler: Scheduler = { now: () => nowMs++, at: () => () => undefined };
     // the participants never join: no module reads the database
-    const modules = createSignalingModules({ config, db: {} as Kysely<DB>, bus, hubs: () => hubs, scheduler, logger });
+    const modules = createSignalingModules({
+      config: config.signaling,
+      roomEntry: noRoomEntry,
+      stores: createRoomStores(),
+      bus,
+      hubs: () => hubs,
+      scheduler,
+      logger,
+    });
     const hubs = new RoomHubs(bus, modules.byNamespace, logger);
     const signalingStore = createLocalSignalingStore();
     cleanups.push(() => signalingStore.close());

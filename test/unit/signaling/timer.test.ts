@@ -380,7 +380,7 @@ describe('expiry when the store or the bus fails', () => {
       ...local,
       publish: (roomId, message) => (message.payload.message === 'stopped' && failingStoppedPublishes-- > 0 ? unreachable() : local.publish(roomId, message)),
     };
-    tester = createModuleTester({ bus, modules: (deps: ModuleDeps) => [createControlModule(deps), createTimerModule(deps, store)] });
+    tester = createModuleTester({ bus, stores: { timer: store }, modules: (deps: ModuleDeps) => [createControlModule(deps), createTimerModule(deps)] });
     alice = tester.participant({ role: 'moderator', displayName: 'Alice' });
     bob = tester.participant({ displayName: 'Bob' });
     guest = tester.participant({ kind: 'guest', displayName: 'Gina' });
@@ -659,15 +659,15 @@ describe('join-time data', () => {
 });
 
 describe('two instances over one store', () => {
-  const timerOnly = (deps: Parameters<typeof createTimerModule>[0]): SignalingModule[] => [createTimerModule(deps, store)];
+  const timerOnly = (deps: Parameters<typeof createTimerModule>[0]): SignalingModule[] => [createTimerModule(deps)];
   let store: ReturnType<typeof createLocalTimerStore>;
   let second: ModuleTester;
 
   beforeEach(async () => {
     await tester.close();
     store = createLocalTimerStore();
-    tester = createModuleTester({ modules: timerOnly });
-    second = tester.sibling({ modules: timerOnly });
+    tester = createModuleTester({ modules: timerOnly, stores: { timer: store } });
+    second = tester.sibling({ modules: timerOnly, stores: { timer: store } });
     alice = tester.participant({ role: 'moderator' });
     bob = second.participant({ room: alice.room });
     guest = second.participant({ room: alice.room, kind: 'guest' });
@@ -689,7 +689,7 @@ describe('two instances over one store', () => {
 
   it('arms a running countdown when an instance gets its first participant of the room', async () => {
     const { timer_id } = await started(countdown({ duration: 30 }));
-    const third = tester.sibling({ modules: timerOnly });
+    const third = tester.sibling({ modules: timerOnly, stores: { timer: store } });
     const carl = third.participant({ room: alice.room });
     await third.join(carl);
     expect(tester.scheduler.pending).toBe(3);
@@ -707,7 +707,7 @@ describe('two instances over one store', () => {
     for (const instance of [tester, second]) for (const module of instance.modules.values()) await module.close?.();
     await tester.advance(60_000);
     await expectNoTimerEvents();
-    const third = tester.sibling({ modules: timerOnly });
+    const third = tester.sibling({ modules: timerOnly, stores: { timer: store } });
     const carl = third.participant({ room: alice.room });
     await third.join(carl);
     expect(timerEvents([...everyone(), carl])).toEqual([...everyone(), carl].map(() => [{ message: 'stopped', timer_id, kind: 'expired' }]));

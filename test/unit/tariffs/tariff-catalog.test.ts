@@ -1,4 +1,3 @@
-import type { Kysely } from 'kysely';
 import { pino } from 'pino';
 import { describe, expect, it } from 'vitest';
 
@@ -6,11 +5,12 @@ import { ConfigError, loadConfig } from '../../../src/config/load.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { SIGNALING_MODULES } from '../../../src/domain/tariffs/modules.js';
 import { tariffIdFor, uuidV5 } from '../../../src/domain/tariffs/tariff-id.js';
-import type { DB } from '../../../src/db/schema.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { createSignalingModules } from '../../../src/signaling/modules/index.js';
 import { RoomHubs } from '../../../src/signaling/room-hub.js';
+import { createRoomStores } from '../../../src/signaling/room-stores.js';
 import { systemScheduler } from '../../../src/signaling/scheduler.js';
+import { noRoomEntry } from '../../support/module-tester.js';
 
 const definition = (overrides: Partial<{ quotas: Record<string, number>; disabled_modules: string[]; disabled_features: string[] }> = {}) => ({
   quotas: {},
@@ -146,7 +146,15 @@ describe('the modules a tariff offers', () => {
     const bus = createLocalBus(logger);
     const hubs = new RoomHubs(bus, new Map(), logger);
     // nothing joins: no module reads the database
-    const running = createSignalingModules({ config, db: {} as Kysely<DB>, bus, hubs: () => hubs, scheduler: systemScheduler(), logger });
+    const running = createSignalingModules({
+      config: config.signaling,
+      roomEntry: noRoomEntry,
+      stores: createRoomStores(),
+      bus,
+      hubs: () => hubs,
+      scheduler: systemScheduler(),
+      logger,
+    });
     const offered = createTariffCatalog(config.tariffs).defaultTariff;
     expect([...offered.enabled_modules].sort()).toEqual([...running.byNamespace.keys()].sort());
     expect(offered.modules.map((module) => module.id).sort()).toEqual([...running.byNamespace.keys()].sort());

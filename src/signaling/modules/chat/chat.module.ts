@@ -35,8 +35,6 @@ import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import type { ChatState, ChatStore, ScopeRef, StoredMessage } from './chat-store.js';
-import { createLocalChatStore } from './chat-store.local.js';
-import { createRedisChatStore } from './chat-store.redis.js';
 import { sendError } from '../../errors.js';
 
 const NAMESPACE = 'chat';
@@ -62,8 +60,8 @@ interface ChatParts {
   shownAtJoin: WeakMap<Session, Set<string>>;
 }
 
-/** `store`: where the chat lives; Redis when `deps.redis` is set (tests give two modules one store, as two instances). */
-export function createChatModule(deps: ModuleDeps, store: ChatStore = defaultStore(deps)): SignalingModule {
+export function createChatModule(deps: ModuleDeps): SignalingModule {
+  const store = deps.stores.chat;
   const parts: ChatParts = { deps, store, shownAtJoin: new WeakMap() };
   return {
     namespace: NAMESPACE,
@@ -194,8 +192,4 @@ function hears(session: Session, { scope, source, target }: Sent): boolean {
   if (scope === 'group') return groupsOf(session).includes(target!);
   if (scope === 'private') return session.participant.id === source || session.participant.id === target;
   return true;
-}
-
-function defaultStore(deps: ModuleDeps): ChatStore {
-  return deps.redis ? createRedisChatStore(deps.redis) : createLocalChatStore();
 }

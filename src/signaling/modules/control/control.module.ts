@@ -23,9 +23,6 @@
 import type { ControlGrantModeratorRoleCommand, ControlJoinCommand, ControlRevokeModeratorRoleCommand } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import { memberRecord } from '../../room-state/member-records.js';
-import { createLocalMembershipStore } from '../../room-state/membership.local.js';
-import { createRedisMembershipStore } from '../../room-state/membership.redis.js';
-import { createRedisWaitingRoomStore } from '../../room-state/waiting-room.redis.js';
 import type { Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import { isModerationModule, type CommandPayload, type ControlModule, type ModerationModule, type ModuleDeps } from '../module.js';
@@ -72,7 +69,7 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
 
 /** The control module's stores and parts, with the hands and roles it delegates to. */
 function controlParts(deps: ModuleDeps): ControlParts & { hands: Hands; roles: Roles } {
-  const membership = deps.redis ? createRedisMembershipStore(deps.redis, deps.liveness?.id) : createLocalMembershipStore();
+  const { membership } = deps.stores;
   const parts: ControlParts = {
     deps,
     membership,
@@ -87,15 +84,16 @@ function controlParts(deps: ModuleDeps): ControlParts & { hands: Hands; roles: R
   return { ...parts, hands: createHands(parts), roles: createRoles(parts) };
 }
 
-/** With Redis: the cleanup after dead instances (it reads and removes only the dead's waiting-room records). */
+/** With Redis: the cleanup after dead instances (of the waiting room it reads and removes only the dead's records). */
 function crashCleanupOf(parts: ControlParts): CrashCleanup | undefined {
   const { deps } = parts;
-  if (!deps.redis || !deps.liveness) return undefined;
+  const [members, waiting] = [parts.membership.hosted, deps.stores.waitingRoom.hosted];
+  if (!deps.liveness || !members || !waiting) return undefined;
   return createCrashCleanup({
     deps,
     liveness: deps.liveness,
-    members: parts.membership.hosted!,
-    waiting: createRedisWaitingRoomStore(deps.redis).hosted!,
+    members,
+    waiting,
     participantLeft: (session, hub, roomEmpty) => participantLeft(parts, session, hub, roomEmpty),
   });
 }

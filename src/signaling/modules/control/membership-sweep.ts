@@ -118,7 +118,7 @@ export function createCrashCleanup({ deps, liveness, members, waiting, participa
     closeRemoved().catch((err: unknown) => log.error({ err }, 'closing the sessions of removed records failed'));
   });
 
-  const timer = setInterval(() => void sweepHosted(), deps.config.signaling.crash_sweep_interval_ms);
+  const timer = setInterval(() => void sweepHosted(), deps.config.crash_sweep_interval_ms);
   timer.unref();
 
   return {

@@ -24,13 +24,8 @@ import type {
   ModerationResetRaisedHandsCommand,
   ModerationSendToWaitingRoomCommand,
 } from '../../../../generated/signaling/types.js';
-import { createRoomEntryService } from '../../../domain/rooms/room-entry.service.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
-import { createLocalRoomSettingsStore } from '../../room-state/room-settings.local.js';
-import { createRedisRoomSettingsStore } from '../../room-state/room-settings.redis.js';
-import { createLocalWaitingRoomStore } from '../../room-state/waiting-room.local.js';
-import { createRedisWaitingRoomStore } from '../../room-state/waiting-room.redis.js';
 import type { Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import type { CommandPayload, ControlModule, ModerationModule, ModuleDeps } from '../module.js';
@@ -74,9 +69,9 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
 function moderationParts(deps: ModuleDeps): Moderation {
   const parts: ModerationParts = {
     deps,
-    roomEntry: deps.roomEntry ?? createRoomEntryService({ db: deps.db }),
-    waitingRoom: deps.redis ? createRedisWaitingRoomStore(deps.redis, deps.liveness?.id) : createLocalWaitingRoomStore(),
-    settings: deps.redis ? createRedisRoomSettingsStore(deps.redis) : createLocalRoomSettingsStore(),
+    roomEntry: deps.roomEntry,
+    waitingRoom: deps.stores.waitingRoom,
+    settings: deps.stores.settings,
     control: () => deps.modules().get('control') as ControlModule,
     fail: (session, error) => sendError(session, 'moderation', error),
     enterWaitingRoom: (session, hub, answer) => enterWaitingRoom(parts, session, hub, answer),

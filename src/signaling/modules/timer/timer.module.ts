@@ -30,8 +30,6 @@ import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from 
 import { createExpiries, type Expiries } from './expiry.js';
 import { NAMESPACE, publishStopped } from './stopped.js';
 import type { RunningTimer, TimerStore } from './timer-store.js';
-import { createLocalTimerStore } from './timer-store.local.js';
-import { createRedisTimerStore } from './timer-store.redis.js';
 import { sendError } from '../../errors.js';
 
 /** The latest instant RFC 3339 can write (a later `ends_at` would need a five-digit year). */
@@ -53,8 +51,8 @@ interface TimerParts {
   shownAtJoin: WeakMap<Session, string | null>;
 }
 
-/** `store`: where the timer lives; Redis when `deps.redis` is set (tests give two modules one store, as two instances). */
-export function createTimerModule(deps: ModuleDeps, store: TimerStore = defaultStore(deps)): SignalingModule {
+export function createTimerModule(deps: ModuleDeps): SignalingModule {
+  const store = deps.stores.timer;
   const parts: TimerParts = { deps, store, expiries: createExpiries(deps, store), shownAtJoin: new WeakMap() };
   return {
     namespace: NAMESPACE,
@@ -199,10 +197,6 @@ function onRoomMessage({ expiries }: TimerParts, hub: RoomHub, message: RoomMess
   } else if (payload.message === 'stopped') {
     expiries.disarm(hub, payload.timer_id as string);
   }
-}
-
-function defaultStore(deps: ModuleDeps): TimerStore {
-  return deps.redis ? createRedisTimerStore(deps.redis) : createLocalTimerStore();
 }
 
 /**
