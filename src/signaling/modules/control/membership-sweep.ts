@@ -18,6 +18,7 @@
  * alone) ends the sessions whose records were removed meanwhile (`taken_for_gone`): the others saw them
  * leave, and they come back with a new join.
  */
+import type { Logger } from '../../../logger.js';
 import type { InstanceLiveness } from '../../../redis/instance-liveness.js';
 import type { RoomContext } from '../../room-context.js';
 import type { RoomHub } from '../../room-hub.js';
@@ -44,94 +45,27 @@ export interface CrashCleanupOptions {
   participantLeft: (session: Session, hub: RoomHub, roomEmpty: boolean) => Promise<void>;
 }
 
-export function createCrashCleanup({ deps, liveness, members, waiting, participantLeft }: CrashCleanupOptions): CrashCleanup {
-  const log = deps.logger.child({ component: 'crash-cleanup' });
-  const hubs = new Set<RoomHub>();
+/** What the cleanup's functions share. */
+interface Sweeper extends CrashCleanupOptions {
+  log: Logger;
+  /** The hubs open here: the rooms this instance hosts. */
+  hubs: Set<RoomHub>;
+  /** A periodic round is under way (a slow one, Redis slow, is not overtaken by the next). */
+  sweeping: boolean;
+}
 
-  /** Removes the records of dead instances in the room and announces each removal this instance made. */
-  async function sweep(hub: RoomHub, room: RoomContext): Promise<void> {
-    const { roomId } = room;
-    const [memberHosts, waitingHosts] = await Promise.all([members.hosts(roomId), waiting.hosts(roomId)]);
-    if (memberHosts.size + waitingHosts.size === 0) return;
-    const dead = await liveness.gone([...memberHosts.values(), ...waitingHosts.values()]);
-    if (dead.size === 0) return;
-    for (const [id, host] of waitingHosts) {
-      if (!dead.has(host)) continue;
-      const removed = await waiting.removeHostedBy(roomId, id, host);
-      if (!removed) continue;
-      log.info({ roomId, participantId: id, instanceId: host }, 'a waiting participant of a dead instance was removed');
-      try {
-        await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id }, audience: { to: 'moderators' } });
-      } finally {
-        await participantLeft(departed(room, removed.record, undefined, 'waiting'), hub, false);
-      }
-    }
-    for (const [id, host] of memberHosts) {
-      if (!dead.has(host)) continue;
-      const removed = await members.removeHostedBy(roomId, id, host);
-      if (!removed) continue;
-      log.info({ roomId, participantId: id, instanceId: host }, 'a member of a dead instance was removed');
-      try {
-        await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason: 'timeout' }, audience: { to: 'room', except: id } });
-      } finally {
-        const session = departed(room, removed.record.record, removed.record.userId, 'joined');
-        announceLeave(deps.webhooks, session, removed.remaining === 0);
-        await participantLeft(session, hub, removed.remaining === 0);
-      }
-    }
-  }
-
-  /** The room as one of the hub's sessions knows it; none while the hub has no session. */
-  const roomOf = (hub: RoomHub): RoomContext | undefined => hub.sessions.values().next().value?.room;
-
-  let sweeping = false;
-  async function sweepHosted(): Promise<void> {
-    if (sweeping) return; // a slow round (Redis slow) is not overtaken by the next
-    sweeping = true;
-    try {
-      for (const hub of [...hubs]) {
-        const room = roomOf(hub);
-        if (room) await sweep(hub, room).catch((err: unknown) => log.warn({ err, roomId: hub.roomId }, 'sweeping a room failed'));
-      }
-    } finally {
-      sweeping = false;
-    }
-  }
-
-  /**
-   * This instance was taken for dead: its sessions whose records were removed meanwhile are closed.
-   * Only sessions that were fully in before the records are read count: one still entering (its
-   * state set, its record being written) would look removed, and be closed for nothing.
-   */
-  async function closeRemoved(): Promise<void> {
-    for (const hub of [...hubs]) {
-      const settled = [...hub.sessions.values()].filter((session) => !hub.isEntering(session)).map((session) => ({ session, state: session.state }));
-      const [memberHosts, waitingHosts] = await Promise.all([members.hosts(hub.roomId), waiting.hosts(hub.roomId)]);
-      for (const { session, state } of settled) {
-        if (session.state !== state) continue; // left, entered or was moved meanwhile: its record changed with it
-        const hosts = state === 'joined' ? memberHosts : state === 'waiting' ? waitingHosts : undefined;
-        if (hosts && hosts.get(session.participant.id) !== liveness.id) session.leave('taken_for_gone');
-      }
-    }
-  }
+export function createCrashCleanup(options: CrashCleanupOptions): CrashCleanup {
+  const sweeper: Sweeper = { ...options, log: options.deps.logger.child({ component: 'crash-cleanup' }), hubs: new Set(), sweeping: false };
+  const { deps, liveness, log, hubs } = sweeper;
   liveness.onLost(() => {
-    closeRemoved().catch((err: unknown) => log.error({ err }, 'closing the sessions of removed records failed'));
+    closeRemoved(sweeper).catch((err: unknown) => log.error({ err }, 'closing the sessions of removed records failed'));
   });
 
-  const timer = setInterval(() => void sweepHosted(), deps.config.crash_sweep_interval_ms);
+  const timer = setInterval(() => void sweepHosted(sweeper), deps.config.crash_sweep_interval_ms);
   timer.unref();
 
   return {
-    async beforeJoin(session, hub) {
-      await liveness.registered();
-      try {
-        await sweep(hub, session.room);
-      } catch (err) {
-        // Redis away: the join would fail next, so it fails here; otherwise the dead wait for the next sweep
-        if (isRedisDown(err)) throw err;
-        log.warn({ err, roomId: hub.roomId }, 'sweeping a room before a join failed');
-      }
-    },
+    beforeJoin: (session, hub) => sweepBeforeJoin(sweeper, session, hub),
     hubOpened(hub) {
       hubs.add(hub);
     },
@@ -142,6 +76,95 @@ export function createCrashCleanup({ deps, liveness, members, waiting, participa
       clearInterval(timer);
     },
   };
+}
+
+/** Removes the records of dead instances in the room and announces each removal this instance made. */
+async function sweep(sweeper: Sweeper, hub: RoomHub, room: RoomContext): Promise<void> {
+  const { members, waiting, liveness } = sweeper;
+  const [memberHosts, waitingHosts] = await Promise.all([members.hosts(room.roomId), waiting.hosts(room.roomId)]);
+  if (memberHosts.size + waitingHosts.size === 0) return;
+  const dead = await liveness.gone([...memberHosts.values(), ...waitingHosts.values()]);
+  if (dead.size === 0) return;
+  for (const [id, host] of waitingHosts) if (dead.has(host)) await removeWaiting(sweeper, hub, room, id, host);
+  for (const [id, host] of memberHosts) if (dead.has(host)) await removeMember(sweeper, hub, room, id, host);
+}
+
+/** A waiting participant of the dead `host`, unless another instance removed it first: the moderators see it go. */
+async function removeWaiting(sweeper: Sweeper, hub: RoomHub, room: RoomContext, id: string, host: string): Promise<void> {
+  const { roomId } = room;
+  const removed = await sweeper.waiting.removeHostedBy(roomId, id, host);
+  if (!removed) return;
+  sweeper.log.info({ roomId, participantId: id, instanceId: host }, 'a waiting participant of a dead instance was removed');
+  try {
+    await hub.publish({ namespace: 'moderation', payload: { message: 'left_waiting_room', id }, audience: { to: 'moderators' } });
+  } finally {
+    await sweeper.participantLeft(departed(room, removed.record, undefined, 'waiting'), hub, false);
+  }
+}
+
+/** A member of the dead `host`, unless another instance removed it first: it leaves the room with reason `timeout`. */
+async function removeMember(sweeper: Sweeper, hub: RoomHub, room: RoomContext, id: string, host: string): Promise<void> {
+  const { roomId } = room;
+  const removed = await sweeper.members.removeHostedBy(roomId, id, host);
+  if (!removed) return;
+  sweeper.log.info({ roomId, participantId: id, instanceId: host }, 'a member of a dead instance was removed');
+  try {
+    await hub.publish({ namespace: 'control', payload: { message: 'left', id, reason: 'timeout' }, audience: { to: 'room', except: id } });
+  } finally {
+    const session = departed(room, removed.record.record, removed.record.userId, 'joined');
+    announceLeave(sweeper.deps.webhooks, session, removed.remaining === 0);
+    await sweeper.participantLeft(session, hub, removed.remaining === 0);
+  }
+}
+
+/** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */
+async function sweepBeforeJoin(sweeper: Sweeper, session: Session, hub: RoomHub): Promise<void> {
+  await sweeper.liveness.registered();
+  try {
+    await sweep(sweeper, hub, session.room);
+  } catch (err) {
+    // Redis away: the join would fail next, so it fails here; otherwise the dead wait for the next sweep
+    if (isRedisDown(err)) throw err;
+    sweeper.log.warn({ err, roomId: hub.roomId }, 'sweeping a room before a join failed');
+  }
+}
+
+/** The periodic round: every room this instance hosts, one after another; a room that fails is logged and skipped. */
+async function sweepHosted(sweeper: Sweeper): Promise<void> {
+  if (sweeper.sweeping) return;
+  sweeper.sweeping = true;
+  try {
+    for (const hub of [...sweeper.hubs]) {
+      const room = roomOf(hub);
+      if (room) await sweep(sweeper, hub, room).catch((err: unknown) => sweeper.log.warn({ err, roomId: hub.roomId }, 'sweeping a room failed'));
+    }
+  } finally {
+    sweeper.sweeping = false;
+  }
+}
+
+/** The room as one of the hub's sessions knows it; none while the hub has no session. */
+function roomOf(hub: RoomHub): RoomContext | undefined {
+  return hub.sessions.values().next().value?.room;
+}
+
+/** This instance was taken for dead: its sessions whose records were removed meanwhile are closed. */
+async function closeRemoved(sweeper: Sweeper): Promise<void> {
+  for (const hub of [...sweeper.hubs]) await closeRemovedIn(sweeper, hub);
+}
+
+/**
+ * Only sessions that were fully in before the records are read count: one still entering (its
+ * state set, its record being written) would look removed, and be closed for nothing.
+ */
+async function closeRemovedIn({ members, waiting, liveness }: Sweeper, hub: RoomHub): Promise<void> {
+  const settled = [...hub.sessions.values()].filter((session) => !hub.isEntering(session)).map((session) => ({ session, state: session.state }));
+  const [memberHosts, waitingHosts] = await Promise.all([members.hosts(hub.roomId), waiting.hosts(hub.roomId)]);
+  for (const { session, state } of settled) {
+    if (session.state !== state) continue; // left, entered or was moved meanwhile: its record changed with it
+    const hosts = state === 'joined' ? memberHosts : state === 'waiting' ? waitingHosts : undefined;
+    if (hosts && hosts.get(session.participant.id) !== liveness.id) session.leave('taken_for_gone');
+  }
 }
 
 /**
