@@ -64,6 +64,28 @@ module.exports = {
       to: { path: '^src/http/' },
     },
     {
+      name: 'signaling-reaches-data-through-services',
+      comment:
+        'The signaling transport (src/signaling/) reaches data only through the domain services the ' +
+        'composition root builds and hands in (the room entry service, the webhook outbox): no imports of ' +
+        'src/db/, type-only ones included. Which backing service an error names (the database or Redis) ' +
+        'comes from the composition root as well.',
+      severity: 'error',
+      from: { path: '^src/signaling/' },
+      to: { path: '^src/db/' },
+    },
+    {
+      name: 'signaling-modules-receive-stores',
+      comment:
+        'The signaling modules (src/signaling/modules/) are given their stores, chosen once for all of ' +
+        'them (src/signaling/room-stores.ts: Redis or in-process): a module neither holds Redis nor picks ' +
+        'an implementation, so the same module serves one instance or many, and a test can give two ' +
+        "modules one store. The Redis stores' own files (*.redis.ts) use ioredis; src/redis/ is neutral.",
+      severity: 'error',
+      from: { path: '^src/signaling/modules/', pathNot: '[.]redis[.]ts$' },
+      to: { path: ['^node_modules/ioredis/', '(^|/|[.])(local|redis)[.]ts$'], pathNot: '^src/redis/' },
+    },
+    {
       name: 'handlers-reach-data-through-services',
       comment:
         'Handlers (src/http/handlers/) translate an operation into calls of domain services built once ' +
