@@ -2,8 +2,9 @@
  * The one composition root: builds one Convene instance from a configuration: database (migrated),
  * identity, every domain service (once), the HTTP app and its server, with the `/signaling`
  * WebSocket on it. Handlers receive the services built here, never the database, the
- * configuration, a store or Redis. cli/serve.ts listens and handles signals; tests build instances
- * on port 0.
+ * configuration, a store or Redis; the signaling server receives its services (room entry, the
+ * webhook outbox) from here too, never the database. cli/serve.ts listens and handles signals;
+ * tests build instances on port 0.
  */
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';

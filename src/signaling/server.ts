@@ -5,9 +5,11 @@
  * protocol and a ticket → the ticket is taken from the store (single use, on any instance) → its
  * room still exists → upgrade, echoing only the chosen protocol.
  *
- * It also owns what the connections share: the bus (Redis or in-process), the room hubs and the
- * modules, and (with Redis) this instance's liveness (src/redis/instance-liveness.ts). `close()` closes every
- * socket with 1001 and lets each participant leave as usual.
+ * It also owns what the connections share: the bus (Redis or in-process), the room hubs, the
+ * modules and their stores (room-stores.ts), and (with Redis) this instance's liveness
+ * (src/redis/instance-liveness.ts). Its services (room entry, the webhook outbox) come from the
+ * composition root; it holds no database. `close()` closes every socket with 1001 and lets each
+ * participant leave as usual.
  */
 import type { IncomingMessage, Server } from 'node:http';
 import { STATUS_CODES } from 'node:http';

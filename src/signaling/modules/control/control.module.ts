@@ -84,7 +84,7 @@ function controlParts(deps: ModuleDeps): ControlParts & { hands: Hands; roles: R
   return { ...parts, hands: createHands(parts), roles: createRoles(parts) };
 }
 
-/** With Redis: the cleanup after dead instances (of the waiting room it reads and removes only the dead's records). */
+/** With Redis (this instance's liveness, stores that record each entry's host): the cleanup after dead instances. */
 function crashCleanupOf(parts: ControlParts): CrashCleanup | undefined {
   const { deps } = parts;
   const [members, waiting] = [parts.membership.hosted, deps.stores.waitingRoom.hosted];
