@@ -38,6 +38,7 @@ import type { ChatState, ChatStore, ScopeRef, StoredMessage } from './chat-store
 import { createLocalChatStore } from './chat-store.local.js';
 import { createRedisChatStore } from './chat-store.redis.js';
 import { sendError } from '../../errors.js';
+import { codePointLength } from '../../../domain/code-points.js';
 
 const NAMESPACE = 'chat';
 
@@ -113,8 +114,7 @@ function scopeOf(session: Session, { scope, target }: ScopedCommand): ScopeRef |
 async function sendMessage({ deps, store }: ChatParts, session: Session, command: ChatSendMessageCommand['payload'], hub: RoomHub): Promise<void> {
   const { content } = command;
   if (content.trim() === '') return fail(session, 'empty_message');
-  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
-  if ([...content].length > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
+  if (codePointLength(content) > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
   const scope = scopeOf(session, command);
   if (!scope) return fail(session, 'invalid_target');
   if (scope.scope === 'private' && !(await inRoom(deps, hub.roomId, scope.target))) return fail(session, 'invalid_target');
