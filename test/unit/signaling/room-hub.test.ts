@@ -12,17 +12,17 @@ import { createModuleTester, type ModuleTester } from '../../support/module-test
 
 const PING: RoomMessage = { namespace: 'probe', payload: { message: 'ping' }, audience: { to: 'room' } };
 
-/** Records the hubs each room message reaches; fails `hubOpened` while `failOpening` is set. */
+/** Records the hubs each room message reaches; fails a hub's opening while `failOpening` is set. */
 function probe() {
   const reached: RoomHub[] = [];
   const module: SignalingModule & { failOpening: boolean } = {
     namespace: 'probe',
     failOpening: false,
     async handleCommand() {},
-    async hubOpened() {
-      if (module.failOpening) throw new Error('hub opening failed');
+    async onHubEvent(event) {
+      if (event.type === 'opened' && module.failOpening) throw new Error('hub opening failed');
+      if (event.type === 'message') reached.push(event.hub);
     },
-    onRoomMessage: (hub) => void reached.push(hub),
   };
   return { module, reached };
 }
