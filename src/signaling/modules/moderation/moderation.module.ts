@@ -26,7 +26,7 @@ import type {
 } from '../../../../generated/signaling/types.js';
 import { createRoomEntryService } from '../../../domain/rooms/room-entry.service.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { HubEvent, RoomHub } from '../../room-hub.js';
 import { createLocalRoomSettingsStore } from '../../room-state/room-settings.local.js';
 import { createRedisRoomSettingsStore } from '../../room-state/room-settings.redis.js';
 import { createLocalWaitingRoomStore } from '../../room-state/waiting-room.local.js';
@@ -55,7 +55,7 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
   return {
     namespace: 'moderation',
     handleCommand: (session, command, hub) => handleCommand(parts, session, command, hub),
-    onRoomMessage: (hub, message) => onRoomMessage(parts, hub, message),
+    onHubEvent: (event) => onHubEvent(parts, event),
     joinData: (session) => joinData(parts, session),
     withholds: (session, message) => withholds(parts, session, message),
     async participantLeft(session, _hub, { roomEmpty }) {
@@ -124,10 +124,12 @@ async function handleCommand(parts: Moderation, session: Session, command: Comma
   }
 }
 
-function onRoomMessage(parts: Moderation, hub: RoomHub, message: RoomMessage): void {
+function onHubEvent(parts: Moderation, event: HubEvent): void {
+  if (event.type !== 'message') return;
+  const { hub, message } = event;
   if (parts.removals.isOrder(message)) return parts.removals.carryOut(hub, message);
   if (parts.displayNames.isOrder(message)) return parts.displayNames.carryOut(hub, message);
-  parts.raisedHands.onRoomMessage(hub, message);
+  parts.raisedHands.lowerHandsConcerned(hub, message);
   // `accepted` reaches the target's instance: from now on it may enter the room
   if (message.payload.message !== 'accepted' || message.audience.to !== 'participant') return;
   const session = hub.sessions.get(message.audience.id);
