@@ -17,22 +17,43 @@ export interface Frame {
 }
 
 /**
- * A module as its room hubs see it (modules/module.ts's SignalingModule is one): what the hub shows
- * the module a room message belongs to, and every module as a hub opens and closes. The hub knows
- * modules by this shape only, so that modules may use the hub without a loop between them.
+ * What happens to a hub, as a module hears it through `HubModule.onHubEvent`: `opened`, the first
+ * local session of the room arrived on this instance (the hub is subscribed); `closed`, the last one
+ * left (the hub no longer hears the room); `message`, a room message of the module's own namespace
+ * reached the hub, before it is sent to the local sessions.
+ */
+export type HubEvent =
+  | { readonly type: 'opened'; readonly hub: RoomHub }
+  | { readonly type: 'closed'; readonly hub: RoomHub }
+  | { readonly type: 'message'; readonly hub: RoomHub; readonly message: RoomMessage };
+
+/**
+ * A module as its room hubs see it (modules/module.ts's SignalingModule is one): one entry for what
+ * happens to a hub, and one delivery filter. The hub knows modules by this shape only, so that
+ * modules may use the hub without a loop between them.
+ *
+ * The filter is not an event on purpose: it is a question asked for every local session in a
+ * message's audience (a room of thousands asks it thousands of times per message), so it stays a
+ * plain call that returns a boolean and allocates nothing, where an event would build an object per
+ * session.
  */
 export interface HubModule {
   readonly namespace: string;
-  /** A message of this namespace reached this instance's hub, before it is sent to the local sessions. */
-  onRoomMessage?(hub: RoomHub, message: RoomMessage): void;
   /**
-   * True when a local session in the message's audience should not get it after all: a duplicate,
-   * or an order for the instances (a moderator's command the target's instance carries out).
+   * The module's one entry for what happens to a hub. The hub waits for `opened` only, module after
+   * module: a failure closes the hub again and fails the arrival that opened it. `closed` and
+   * `message` are handled at once, as the hub goes on without waiting (a closed hub's room may open
+   * again at the next arrival; messages are delivered in the order they come): a failure, thrown or
+   * rejected, is logged, and the other modules still hear the hub close, or the message is still
+   * delivered.
+   */
+  onHubEvent?(event: HubEvent): void | Promise<void>;
+  /**
+   * The delivery filter: true when a local session in the message's audience should not get it after
+   * all (a duplicate, or an order for the instances: a moderator's command the target's instance
+   * carries out). Asked for messages of this namespace only.
    */
   withholds?(session: Session, message: RoomMessage): boolean;
-  /** The first local session of a room arrived on this instance / the last one left. */
-  hubOpened?(hub: RoomHub): Promise<void>;
-  hubClosed?(hub: RoomHub): void;
 }
 
 /** A room message on its way to local sessions, with the frame they share. */
@@ -110,11 +131,7 @@ export class RoomHub {
 
   private deliver(message: RoomMessage): void {
     const module = this.modules.get(message.namespace);
-    try {
-      module?.onRoomMessage?.(this, message);
-    } catch (err) {
-      this.logger.error({ err, roomId: this.roomId, namespace: message.namespace }, 'a module failed on a room message');
-    }
+    if (module) this.tell(module, { type: 'message', hub: this, message }, 'a module failed on a room message');
     const delivery: Delivery = { message, frame: { namespace: message.namespace, payload: message.payload } };
     for (const session of this.audienceOf(message)) {
       const kept = this.held.get(session);
@@ -126,8 +143,9 @@ export class RoomHub {
   /** @internal RoomHubs opens and closes hubs. A hub that fails to open is closed again (no subscription left behind). */
   async open(): Promise<void> {
     this.unsubscribe = await this.bus.subscribe(this.roomId, (message) => this.deliver(message));
+    const opened: HubEvent = { type: 'opened', hub: this };
     try {
-      for (const module of this.modules.values()) await module.hubOpened?.(this);
+      for (const module of this.modules.values()) await module.onHubEvent?.(opened);
     } catch (err) {
       await this.close();
       throw err;
@@ -136,14 +154,23 @@ export class RoomHub {
 
   /** @internal */
   async close(): Promise<void> {
-    for (const module of this.modules.values()) {
-      try {
-        module.hubClosed?.(this);
-      } catch (err) {
-        this.logger.error({ err, roomId: this.roomId, namespace: module.namespace }, 'a module failed on a closing hub');
-      }
-    }
+    const closed: HubEvent = { type: 'closed', hub: this };
+    for (const module of this.modules.values()) this.tell(module, closed, 'a module failed on a closing hub');
     await this.unsubscribe?.();
+  }
+
+  /** Shows a module an event the hub does not wait for: a failure, thrown or rejected, is logged, and the hub goes on. */
+  private tell(module: HubModule, event: HubEvent, failure: string): void {
+    try {
+      const handling = module.onHubEvent?.(event);
+      if (handling) handling.catch((err: unknown) => this.logFailure(module, failure, err));
+    } catch (err) {
+      this.logFailure(module, failure, err);
+    }
+  }
+
+  private logFailure(module: HubModule, failure: string, err: unknown): void {
+    this.logger.error({ err, roomId: this.roomId, namespace: module.namespace }, failure);
   }
 }
 

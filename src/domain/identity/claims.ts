@@ -1,6 +1,7 @@
 import type { JWTPayload } from 'jose';
 
 import { TokenRejected } from './token-verification.js';
+import { codePointLength } from '../code-points.js';
 
 /** What an ID token says about its user (docs/architecture.md §5), under our field names. */
 export interface IdentityClaims {
@@ -65,8 +66,7 @@ export const MAX_GROUPS = 100;
 
 /** A name PostgreSQL's text can hold as it is: no NUL, no lone surrogate (the driver would change it). */
 const isGroupName = (name: unknown): name is string =>
-  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
-  typeof name === 'string' && name !== '' && storable(name) && name.isWellFormed() && [...name].length <= MAX_GROUP_NAME;
+  typeof name === 'string' && name !== '' && storable(name) && name.isWellFormed() && codePointLength(name) <= MAX_GROUP_NAME;
 
 /**
  * The `x_grp` claim (the reference controller and its web app: an array of group names, e.g. Keycloak group paths):

@@ -16,6 +16,7 @@ import { isTariffStatus, toPublicProfile, type CurrentUser, type FoundUser, type
 import type { Page, PageRequest } from '../paging.js';
 import * as repository from './users.repository.js';
 import { isUuid } from '../uuid.js';
+import { codePointLength, cutToCodePoints } from '../code-points.js';
 
 export type { CurrentUser, FoundUser, PublicUserProfile, User, UserPatch } from './user.js';
 
@@ -163,8 +164,7 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
     async findUsers(caller, q) {
       if (endpoints.disable_users_find) throw errors.notFound('Finding users is disabled');
       const query = q.trim();
-      // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
-      if ([...query].length < MIN_QUERY_LENGTH) {
+      if (codePointLength(query) < MIN_QUERY_LENGTH) {
         throw errors.queryTooShort(MIN_QUERY_LENGTH);
       }
       const limit = settings.find_limit;
@@ -214,6 +214,5 @@ const registeredResult = (row: Parameters<typeof repository.rowToUser>[0]): Foun
 /** The IdP's display name (`nickname`/`name`), else "firstname lastname", else the address. */
 function displayNameFrom(claims: IdentityClaims): string {
   const name = claims.display_name?.trim() || `${claims.firstname} ${claims.lastname}`.trim() || claims.email;
-  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- cuts at code points, as the contract's limit counts
-  return [...name].slice(0, MAX_DISPLAY_NAME).join('');
+  return cutToCodePoints(name, MAX_DISPLAY_NAME);
 }

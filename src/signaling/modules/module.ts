@@ -29,7 +29,7 @@ export type CommandPayload = { action: string } & Record<string, unknown>;
  */
 export type LeaveReason = 'quit' | 'timeout' | 'kicked' | 'banned' | 'sent_to_waiting_room';
 
-/** Its reactions to the room's messages and to its hubs opening and closing: HubModule (room-hub.ts). */
+/** What its room hubs call (HubModule, room-hub.ts): one entry for a hub's events (opened, closed, a room message), and the delivery filter. */
 export interface SignalingModule extends HubModule {
   readonly namespace: string;
   /**

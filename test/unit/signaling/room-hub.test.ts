@@ -12,19 +12,34 @@ import { createModuleTester, type ModuleTester } from '../../support/module-test
 
 const PING: RoomMessage = { namespace: 'probe', payload: { message: 'ping' }, audience: { to: 'room' } };
 
-/** Records the hubs each room message reaches; fails `hubOpened` while `failOpening` is set. */
+/** Records the hubs each room message reaches and the hubs that close; fails a hub's opening while `failOpening` is set. */
 function probe() {
   const reached: RoomHub[] = [];
+  const closed: RoomHub[] = [];
   const module: SignalingModule & { failOpening: boolean } = {
     namespace: 'probe',
     failOpening: false,
     async handleCommand() {},
-    async hubOpened() {
-      if (module.failOpening) throw new Error('hub opening failed');
+    async onHubEvent(event) {
+      if (event.type === 'opened' && module.failOpening) throw new Error('hub opening failed');
+      if (event.type === 'message') reached.push(event.hub);
+      if (event.type === 'closed') closed.push(event.hub);
     },
-    onRoomMessage: (hub) => void reached.push(hub),
   };
-  return { module, reached };
+  return { module, reached, closed };
+}
+
+/** Fails on a closing hub, by throwing or by returning a rejected promise. */
+function failingOnClose(namespace: string, how: 'throws' | 'rejects'): SignalingModule {
+  return {
+    namespace,
+    async handleCommand() {},
+    onHubEvent(event) {
+      if (event.type !== 'closed') return;
+      if (how === 'throws') throw new Error(`${namespace} failed on a closing hub`);
+      return Promise.reject(new Error(`${namespace} failed on a closing hub`));
+    },
+  };
 }
 
 describe('room hubs', () => {
@@ -66,5 +81,16 @@ describe('room hubs', () => {
     await publish(room.roomId);
     // only the hub that opened hears the room
     expect(reached).toEqual([hub]);
+  });
+
+  it('lets every module hear a hub close although others fail on it, by throwing or rejecting', async () => {
+    const { module, closed } = probe();
+    tester = createModuleTester({ modules: () => [failingOnClose('thrower', 'throws'), failingOnClose('rejecter', 'rejects'), module] });
+    const alice = tester.participant({ room: tester.room() });
+    const hub = await tester.connect(alice);
+    await tester.hubs.remove(alice);
+    await tester.flush();
+    expect(closed).toEqual([hub]);
+    expect(tester.hubs.get(hub.roomId)).toBeUndefined();
   });
 });

@@ -348,7 +348,7 @@ describe('expiry', () => {
     const hub = tester.hubs.get(alice.room.roomId)!;
     await stop(older.timer_id);
     const newer = await started(countdown({ duration: 120 }));
-    timer.onRoomMessage!(hub, { namespace: 'timer', payload: { ...older, message: 'started' }, audience: { to: 'room' } });
+    await timer.onHubEvent!({ type: 'message', hub, message: { namespace: 'timer', payload: { ...older, message: 'started' }, audience: { to: 'room' } } });
     expect(tester.scheduler.pending).toBe(2);
     await tester.advance(60_000);
     await expectNoTimerEvents();
@@ -449,7 +449,7 @@ describe('departures', () => {
       ends_at: iso(now + 60_000),
       ready_check_enabled: false,
     };
-    tester.module('timer').onRoomMessage!(hub, { namespace: 'timer', payload: late, audience: { to: 'room' } });
+    await tester.module('timer').onHubEvent!({ type: 'message', hub, message: { namespace: 'timer', payload: late, audience: { to: 'room' } } });
     expect(tester.scheduler.pending).toBe(0);
   });
 

@@ -36,6 +36,7 @@ import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import type { ChatState, ChatStore, ScopeRef, StoredMessage } from './chat-store.js';
 import { sendError } from '../../errors.js';
+import { codePointLength } from '../../../domain/code-points.js';
 
 const NAMESPACE = 'chat';
 
@@ -111,8 +112,7 @@ function scopeOf(session: Session, { scope, target }: ScopedCommand): ScopeRef |
 async function sendMessage({ deps, store }: ChatParts, session: Session, command: ChatSendMessageCommand['payload'], hub: RoomHub): Promise<void> {
   const { content } = command;
   if (content.trim() === '') return fail(session, 'empty_message');
-  // eslint-disable-next-line @typescript-eslint/no-misused-spread -- counts code points, as the contract's limit does
-  if ([...content].length > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
+  if (codePointLength(content) > MAX_CHARACTERS) return fail(session, 'max_characters_exceeded');
   const scope = scopeOf(session, command);
   if (!scope) return fail(session, 'invalid_target');
   if (scope.scope === 'private' && !(await inRoom(deps, hub.roomId, scope.target))) return fail(session, 'invalid_target');

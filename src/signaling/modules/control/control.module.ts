@@ -21,7 +21,7 @@
  * in the room (else `insufficient_permissions`); the last four before entering: `not_yet_joined`.
  */
 import type { ControlGrantModeratorRoleCommand, ControlJoinCommand, ControlRevokeModeratorRoleCommand } from '../../../../generated/signaling/types.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { HubEvent, RoomHub } from '../../room-hub.js';
 import { memberRecord } from '../../room-state/member-records.js';
 import type { Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
@@ -49,18 +49,8 @@ export function createControlModule(deps: ModuleDeps): ControlModule {
     lowerHand: (session, hub) => parts.hands.lower(session, hub),
     rename: (session, displayName) => changeMember(parts, session, { displayName }),
     member: (roomId, participantId) => parts.membership.member(roomId, participantId),
-    // a role order reaches the target's instance: carried out in the target session's order
-    onRoomMessage(hub, message) {
-      if (parts.roles.isOrder(message)) parts.roles.carryOut(hub, message);
-    },
+    onHubEvent: (event) => onHubEvent(parts, event),
     withholds: (session, message) => parts.roles.isOrder(message) || parts.listed.withholds(session, message.payload),
-    async hubOpened(hub) {
-      parts.crashCleanup?.hubOpened(hub);
-    },
-    hubClosed(hub) {
-      parts.timeLimit.disarm(hub.roomId);
-      parts.crashCleanup?.hubClosed(hub);
-    },
     async close() {
       parts.crashCleanup?.close();
     },
@@ -108,6 +98,16 @@ async function publishUpdate(deps: ModuleDeps, session: Session, hub: RoomHub): 
   if (session.state !== 'joined') return;
   const view = await viewOf(roomModules(deps, session.room), session.room.roomId, memberRecord(session));
   await hub.publish({ namespace: 'control', payload: { message: 'update', ...view }, audience: { to: 'room', except: session.participant.id } });
+}
+
+function onHubEvent(parts: ControlParts & { roles: Roles }, event: HubEvent): void {
+  if (event.type === 'message') {
+    // a role order reaches the target's instance: carried out in the target session's order
+    if (parts.roles.isOrder(event.message)) parts.roles.carryOut(event.hub, event.message);
+    return;
+  }
+  if (event.type === 'closed') parts.timeLimit.disarm(event.hub.roomId);
+  parts.crashCleanup?.onHubEvent(event);
 }
 
 async function handleCommand(parts: ControlParts & { hands: Hands; roles: Roles }, session: Session, command: CommandPayload, hub: RoomHub): Promise<void> {

@@ -21,7 +21,7 @@
 import type { Logger } from '../../../logger.js';
 import type { InstanceLiveness } from '../../../redis/instance-liveness.js';
 import type { RoomContext } from '../../room-context.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { HubEvent, RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import { isRedisDown } from '../../../redis/redis.js';
 import type { ModuleDeps } from '../module.js';
@@ -31,8 +31,8 @@ import type { HostedRecords, Member, MemberRecord } from '../../room-state/membe
 export interface CrashCleanup {
   /** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */
   beforeJoin(session: Session, hub: RoomHub): Promise<void>;
-  hubOpened(hub: RoomHub): void;
-  hubClosed(hub: RoomHub): void;
+  /** The rooms it sweeps are those whose hubs are open here: it hears them open and close. */
+  onHubEvent(event: HubEvent): void;
   close(): void;
 }
 
@@ -66,11 +66,9 @@ export function createCrashCleanup(options: CrashCleanupOptions): CrashCleanup {
 
   return {
     beforeJoin: (session, hub) => sweepBeforeJoin(sweeper, session, hub),
-    hubOpened(hub) {
-      hubs.add(hub);
-    },
-    hubClosed(hub) {
-      hubs.delete(hub);
+    onHubEvent({ type, hub }) {
+      if (type === 'opened') hubs.add(hub);
+      else if (type === 'closed') hubs.delete(hub);
     },
     close() {
       clearInterval(timer);

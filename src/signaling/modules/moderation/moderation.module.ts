@@ -25,7 +25,7 @@ import type {
   ModerationSendToWaitingRoomCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { HubEvent, RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import { listedRecently } from '../listed-recently.js';
 import type { CommandPayload, ControlModule, ModerationModule, ModuleDeps } from '../module.js';
@@ -50,7 +50,7 @@ export function createModerationModule(deps: ModuleDeps): ModerationModule {
   return {
     namespace: 'moderation',
     handleCommand: (session, command, hub) => handleCommand(parts, session, command, hub),
-    onRoomMessage: (hub, message) => onRoomMessage(parts, hub, message),
+    onHubEvent: (event) => onHubEvent(parts, event),
     joinData: (session) => joinData(parts, session),
     withholds: (session, message) => withholds(parts, session, message),
     async participantLeft(session, _hub, { roomEmpty }) {
@@ -119,10 +119,12 @@ async function handleCommand(parts: Moderation, session: Session, command: Comma
   }
 }
 
-function onRoomMessage(parts: Moderation, hub: RoomHub, message: RoomMessage): void {
+function onHubEvent(parts: Moderation, event: HubEvent): void {
+  if (event.type !== 'message') return;
+  const { hub, message } = event;
   if (parts.removals.isOrder(message)) return parts.removals.carryOut(hub, message);
   if (parts.displayNames.isOrder(message)) return parts.displayNames.carryOut(hub, message);
-  parts.raisedHands.onRoomMessage(hub, message);
+  parts.raisedHands.lowerHandsConcerned(hub, message);
   // `accepted` reaches the target's instance: from now on it may enter the room
   if (message.payload.message !== 'accepted' || message.audience.to !== 'participant') return;
   const session = hub.sessions.get(message.audience.id);

@@ -17,8 +17,8 @@ import type { ModerationContext } from './moderation-context.js';
 export interface RaisedHands {
   reset(session: Session, command: ModerationResetRaisedHandsCommand['payload'], hub: RoomHub): Promise<void>;
   setEnabled(session: Session, enabled: boolean, hub: RoomHub): Promise<void>;
-  /** A reset or a disabling reached this instance: its sessions concerned lower their hands. */
-  onRoomMessage(hub: RoomHub, message: RoomMessage): void;
+  /** A room message reached this instance: when it is a reset or a disabling, its sessions concerned lower their hands. */
+  lowerHandsConcerned(hub: RoomHub, message: RoomMessage): void;
 }
 
 export function createRaisedHands(context: ModerationContext): RaisedHands {
@@ -41,7 +41,7 @@ export function createRaisedHands(context: ModerationContext): RaisedHands {
       await hub.publish({ namespace: 'moderation', payload: { message, issued_by: session.participant.id }, audience: { to: 'room' } });
     },
 
-    onRoomMessage(hub, { payload, audience }) {
+    lowerHandsConcerned(hub, { payload, audience }) {
       if (payload.message !== 'raised_hand_reset_by_moderator' && payload.message !== 'raise_hands_disabled') return;
       if (audience.to === 'participant') {
         const session = hub.sessions.get(audience.id);

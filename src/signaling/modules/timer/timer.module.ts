@@ -24,7 +24,7 @@ import type {
   TimerUpdateReadyStatusCommand,
 } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { HubEvent, RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import { createExpiries, type Expiries } from './expiry.js';
@@ -61,8 +61,7 @@ export function createTimerModule(deps: ModuleDeps): SignalingModule {
     peerData: (roomId, participantIds) => peerData(store, roomId, participantIds),
     participantLeft: (session, hub) => participantLeft(parts, session, hub),
     withholds: (session, message) => withholds(parts, session, message),
-    onRoomMessage: (hub, message) => onRoomMessage(parts, hub, message),
-    hubClosed: (hub) => parts.expiries.disarmAll(hub),
+    onHubEvent: (event) => onHubEvent(parts, event),
     close: async () => parts.expiries.disarmAll(),
   };
 }
@@ -190,8 +189,11 @@ function withholds({ shownAtJoin }: TimerParts, session: Session, message: RoomM
   return event === 'started' ? message.payload.timer_id === shown : message.payload.timer_id !== shown;
 }
 
-function onRoomMessage({ expiries }: TimerParts, hub: RoomHub, message: RoomMessage): void {
-  const { payload } = message;
+function onHubEvent({ expiries }: TimerParts, event: HubEvent): void {
+  if (event.type === 'closed') return expiries.disarmAll(event.hub);
+  if (event.type !== 'message') return;
+  const { hub } = event;
+  const { payload } = event.message;
   if (payload.message === 'started' && typeof payload.ends_at === 'string') {
     expiries.arm(hub, payload.timer_id as string, payload.ends_at);
   } else if (payload.message === 'stopped') {
