@@ -5,7 +5,7 @@
  * The reads of the listings are prepared statements (db/prepared.ts): planning the view query took
  * as long as running it.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
 import { columnsOf, executePrepared, preparedQuery, preparedShapes } from '../../db/prepared.js';
 import type {
   DB,
@@ -65,6 +65,7 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   range_end: true,
   span_start: true,
   span_end: true,
+  span_class: true,
   is_adhoc: true,
   ical_sequence: true,
   show_meeting_details: true,
@@ -193,29 +194,63 @@ const listQueries = preparedShapes(
 );
 
 /**
+ * How far the span of an event of `span_class` 0 and 1 reaches from its `starts_at` (the
+ * generated column's bounds, migration 2026_11_29_0001); class 2 reaches without bound.
+ */
+const CLASS_REACH = [sql`interval '48 hours'`, sql`interval '9600 hours'`] as const;
+
+/**
  * The page is chosen on `events` alone (index-friendly, no joins), and only its rows are then joined
  * to what their answers need; joining first and cutting after would join every visible event.
  * Branches on `filter` (the shape), takes every value from `values` (placeholders, see prepared.ts).
+ *
+ * Each source of the caller's events is a branch that reads its first `limit` rows in keyset order
+ * straight from an index, and the page is the first `limit` of their union: the caller's own events
+ * (with a time range: one branch per span class, its `starts_at` bounded by the range widened by the
+ * class's reach) and those they are invited to. A page thus reads about as many rows as it answers,
+ * however many events the caller has outside the range or before the cursor.
  */
 function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   const { callerId } = values;
-  let page = db
+  const own = () => db.selectFrom('events as e').where('e.created_by', '=', callerId);
+  const branches = filter.timeMin || filter.timeMax ? [0, 1, 2].map((spanClass) => inSpanClass(own(), spanClass, filter, values)) : [own()];
+  const invited = db
     .selectFrom('events as e')
-    .select('e.id')
-    .where('e.id', 'in', (eb) =>
-      eb
-        .selectFrom('events as own')
-        .select('own.id')
-        .where('own.created_by', '=', callerId)
-        .unionAll(
-          eb
-            .selectFrom('event_invites')
-            .innerJoin('events as invited', 'invited.id', 'event_invites.event_id')
-            .select('event_invites.event_id as id')
-            .where('event_invites.invitee', '=', callerId)
-            .where(notBannedFrom(sql.ref('invited.room_id'), callerId)),
-        ),
-    );
+    .where('e.created_by', '<>', callerId)
+    .where('e.id', 'in', (eb) => eb.selectFrom('event_invites').select('event_invites.event_id').where('event_invites.invitee', '=', callerId))
+    .where(notBannedFrom(sql.ref('e.room_id'), callerId));
+  const [first, ...rest] = [...branches, invited].map((branch) =>
+    db.selectFrom(matching(branch, filter, values).as('b')).select(['b.id', 'b.starts_at', 'b.created_at']),
+  );
+  const union = rest.reduce((all, branch) => all.unionAll(branch), first!);
+  const page = db
+    .selectFrom(union.as('page'))
+    .select('page.id')
+    .orderBy(sql`page.starts_at asc nulls first, page.created_at asc, page.id asc`)
+    .limit(values.limit);
+  return viewQuery(db, callerId)
+    .where('events.id', 'in', page)
+    .orderBy(sql`events.starts_at asc nulls first`)
+    .orderBy('events.created_at')
+    .orderBy('events.id');
+}
+
+type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>;
+
+/** The caller's own events of one span class; with a time range, `starts_at` within the range widened by the class's reach. */
+function inSpanClass(query: EventsQuery, spanClass: number, filter: ListFilter, values: ListValues): EventsQuery {
+  let bounded = query.where(sql<boolean>`e.span_class = ${sql.lit(spanClass)}`);
+  const reach = CLASS_REACH[spanClass];
+  if (!reach) return bounded;
+  if (filter.timeMin) bounded = bounded.where(sql<boolean>`e.starts_at >= ${values.timeMin}::timestamptz - ${reach}`);
+  if (filter.timeMax) bounded = bounded.where(sql<boolean>`e.starts_at <= ${values.timeMax}::timestamptz + ${reach}`);
+  return bounded;
+}
+
+/** The listing's filters, the cursor and the keyset order on one source of events: its first `limit` rows. */
+function matching(query: EventsQuery, filter: ListFilter, values: ListValues) {
+  const { callerId } = values;
+  let page = query.select(['e.id', 'e.starts_at', 'e.created_at']);
   // Overlap of [span_start, span_end] (where the occurrences lie, moved ones included; span_end
   // null: open-ended series) with the range; a time-independent event has no span and never
   // matches a bound.
@@ -250,18 +285,15 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   const after = filter.after;
   if (after) {
     const rest = sql<boolean>`(e.created_at, e.id) > (${values.afterCreatedAtKey}::timestamptz, ${values.afterId}::uuid)`;
-    page = page.where((eb) =>
+    page =
       after.startsAt === null
-        ? eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)])
-        : eb.or([eb('e.starts_at', '>', values.afterStartsAt!), eb.and([eb('e.starts_at', '=', values.afterStartsAt!), rest])]),
-    );
+        ? page.where((eb) => eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)]))
+        : // the first condition, implied by the second, starts the index scan at the cursor
+          page
+            .where('e.starts_at', '>=', values.afterStartsAt!)
+            .where((eb) => eb.or([eb('e.starts_at', '>', values.afterStartsAt!), eb.and([eb('e.starts_at', '=', values.afterStartsAt!), rest])]));
   }
-  page = page.orderBy(KEYSET_ORDER).limit(values.limit);
-  return viewQuery(db, callerId)
-    .where('events.id', 'in', page)
-    .orderBy(sql`events.starts_at asc nulls first`)
-    .orderBy('events.created_at')
-    .orderBy('events.id');
+  return page.orderBy(KEYSET_ORDER).limit(values.limit);
 }
 
 /** The public profiles of the given users, by id (one query). */
