@@ -25,7 +25,7 @@
 // Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
 // a quick try; BENCH_OPERATION=<substring> for only the operations under load whose name contains
 // it; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per operation there, profiler.ts;
-// BENCH_EVENTS=<n> gives the bench user n events, events-data.ts).
+// BENCH_EVENTS=<n> gives the bench user n events, events-data.ts; BENCH_WALKS=<n> walks the year n times).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -45,8 +45,8 @@ const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
-/** Walks of the year's six pages for the listing's p99 (the slowest one of 100 is p99). */
-const WALKS = 100;
+/** Walks of the year's six pages for the listing's p99 (the slowest one of 100 is p99); BENCH_WALKS for fewer. */
+const WALKS = Number(process.env.BENCH_WALKS ?? 100);
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const redis = Boolean(process.env.REDIS_URL);
 const onlyOperation = process.env.BENCH_OPERATION ?? '';
