@@ -5,7 +5,7 @@
  * The reads of the listings are prepared statements (db/prepared.ts): planning the view query took
  * as long as running it.
  */
-import { sql, type Kysely, type SelectQueryBuilder } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { columnsOf, executePrepared, preparedQuery, preparedShapes } from '../../db/prepared.js';
 import type {
   DB,
@@ -140,10 +140,52 @@ export interface ListFilter {
   limit: number;
 }
 
-/** The events the caller created or has a user invite to (any status; not banned from their rooms), filtered, in keyset order. */
-export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventViewRow[]> {
-  return listQueries.execute(db, { callerId, filter });
+/** A listed event with the exceptions of its series (none for a single event), in original-start order. */
+export interface EventListRow extends EventViewRow {
+  exceptions: EventExceptionRow[];
 }
+
+/** An exception as the listing's JSON carries it: its instants as text. */
+type ExceptionJson = {
+  [K in keyof EventExceptionRow]: EventExceptionRow[K] extends Date ? string : EventExceptionRow[K] extends Date | null ? string | null : EventExceptionRow[K];
+};
+
+/**
+ * The events the caller created or has a user invite to (any status; not banned from their rooms),
+ * filtered, in keyset order, each with its exceptions: a page is one query.
+ */
+export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventListRow[]> {
+  const rows = (await listQueries.execute(db, { callerId, filter })) as (EventViewRow & { exceptions: ExceptionJson[] | EventExceptionRow[] })[];
+  for (const row of rows) row.exceptions = (row.exceptions as ExceptionJson[]).map(exceptionFromJson);
+  return rows as EventListRow[];
+}
+
+const INSTANT_COLUMNS = new Set<string>(['instance_start', 'starts_at', 'ends_at', 'created_at', 'updated_at']);
+
+/** An instant as RFC 3339 in UTC, whatever the session's time zone (whose offsets JSON would write, some to the second). */
+const utcText = (column: RawBuilder<unknown>) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const instantOrNull = (text: string | null) => (text === null ? null : new Date(text));
+
+function exceptionFromJson(json: ExceptionJson): EventExceptionRow {
+  return {
+    ...json,
+    instance_start: new Date(json.instance_start),
+    starts_at: instantOrNull(json.starts_at),
+    ends_at: instantOrNull(json.ends_at),
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
+}
+
+/**
+ * The exceptions of a listed series as JSON, in original-start order (the primary key's): what
+ * was a second query per page. A single event's are not listed (it has no occurrence to list them after).
+ */
+const EXCEPTIONS_JSON = sql<ExceptionJson[]>`(select coalesce(json_agg(json_build_object(${sql.join(
+  EXCEPTION_COLUMNS.map((column) => sql`${sql.lit(column)}, ${INSTANT_COLUMNS.has(column) ? utcText(sql.ref(`x.${column}`)) : sql.ref(`x.${column}`)}`),
+)}) order by x.instance_start), '[]'::json)
+  from event_exceptions x where x.event_id = events.id and cardinality(events.recurrence_pattern) > 0)`;
 
 const KEYSET_ORDER = sql`e.starts_at asc nulls first, e.created_at asc, e.id asc`;
 
@@ -229,6 +271,7 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
     .orderBy(sql`page.starts_at asc nulls first, page.created_at asc, page.id asc`)
     .limit(values.limit);
   return viewQuery(db, callerId)
+    .select(EXCEPTIONS_JSON.as('exceptions'))
     .where('events.id', 'in', page)
     .orderBy(sql`events.starts_at asc nulls first`)
     .orderBy('events.created_at')
@@ -302,29 +345,6 @@ export async function profilesOf(db: Db, userIds: Iterable<string>): Promise<Map
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('users').select(PUBLIC_PROFILE_FIELDS).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
-}
-
-/** The ids as one array parameter: one statement for any number of them, where `in ($1, …)` is one per count. */
-const exceptionsOfQuery = preparedQuery(['eventIds'], (db, { eventIds }: { eventIds: readonly string[] }) =>
-  db
-    .selectFrom('event_exceptions')
-    .select(EXCEPTION_COLUMNS)
-    .where(sql<boolean>`event_id = any(${eventIds}::uuid[])`)
-    .orderBy('event_id')
-    .orderBy('instance_start'),
-);
-
-/** The exceptions of the given events, by event, each list in original-start order (one query). */
-export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise<Map<string, EventExceptionRow[]>> {
-  const result = new Map<string, EventExceptionRow[]>();
-  if (eventIds.length === 0) return result;
-  const rows = await exceptionsOfQuery.execute(db, { eventIds });
-  for (const row of rows) {
-    const list = result.get(row.event_id) ?? [];
-    list.push(row);
-    result.set(row.event_id, list);
-  }
-  return result;
 }
 
 /** Where a moved occurrence is listed from: its own start, else its original one (as `placeOccurrence`). */
