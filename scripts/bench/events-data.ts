@@ -1,7 +1,9 @@
 // The events benchmarks' data and their HTTP helpers, shared by events.ts and http.bench.ts: one
 // user with 500 events over 2027 (every fifth recurring weekly all year, 20 of those with a moved
 // and a cancelled occurrence) and a daily series over 10 years (3,652 occurrences), all created
-// through the API as a client would.
+// through the API as a client would. With BENCH_EVENTS=<n> (5000, 50000) the user has n events: the
+// 500 of 2027 and copies of them in the years around it (`seedMoreEvents`, bulk SQL), so a year's
+// pages answer the same entries whatever n is and show what the rest of the user's events cost.
 
 /** A JSON call to `<base>/v1<path>` as the bench user; any answer of 300 or more throws. */
 export type Call = (method: string, path: string, body?: unknown) => Promise<{ status: number; json: any; link: string | null }>;
@@ -52,6 +54,43 @@ export async function seedEvents(call: Call): Promise<{ dailyId: string }> {
     recurrence_pattern: ['RRULE:FREQ=DAILY;UNTIL=20361231T235959Z'],
   });
   return { dailyId: daily.id };
+}
+
+/** The number of events the bench user has (BENCH_EVENTS, default 500, a multiple of 500). */
+export function benchEventCount(): number {
+  const count = Number(process.env.BENCH_EVENTS ?? 500);
+  if (!Number.isInteger(count) || count < 500 || count % 500 !== 0) throw new Error(`BENCH_EVENTS must be a multiple of 500, not ${process.env.BENCH_EVENTS}`);
+  return count;
+}
+
+/**
+ * Brings the user's events up to `total` with copies of the 500 of 2027 (not of their exceptions),
+ * copy k moved by whole years to 2029, 2025, 2030, 2024, … (not 2026 and 2028,
+ * whose series would reach into 2027): each with a room and a SIP config of its own as the API makes them, in a few set-based statements (50,000 in seconds, where the API would
+ * take minutes). `run` executes one SQL statement on the bench's database.
+ */
+export async function seedMoreEvents(run: (statement: string) => Promise<unknown>, userId: string, total: number): Promise<void> {
+  const copies = total / 500 - 1;
+  if (copies <= 0) return;
+  if (!/^[0-9a-f-]{36}$/.test(userId)) throw new Error(`not a user id: ${userId}`);
+  await run(`create table bench_copies as
+    select e.id as source, gen_random_uuid() as room_id, gen_random_uuid() as event_id,
+      make_interval(years => case when k % 2 = 1 then 1 + (k + 1) / 2 else -(1 + k / 2) end) as shift, k
+    from events e cross join generate_series(1, ${copies}) as k
+    where e.created_by = '${userId}' and e.title like 'Meeting %'`);
+  await run(`insert into rooms (id, created_by) select room_id, '${userId}' from bench_copies`);
+  // 10 digits, unique: 9, then the copy's row number
+  await run(`insert into sip_configs (room_id, sip_id, password)
+    select room_id, '9' || lpad((row_number() over ())::text, 9, '0'), '0123456789' from bench_copies
+    on conflict (sip_id) do nothing`);
+  await run(`insert into events (id, room_id, created_by, updated_by, title, description, is_time_independent, is_all_day,
+      starts_at, starts_at_tz, ends_at, ends_at_tz, duration_secs, recurrence_pattern, range_end, span_start, span_end)
+    select c.event_id, c.room_id, e.created_by, e.updated_by, e.title || ' (' || c.k || ')', e.description, e.is_time_independent, e.is_all_day,
+      e.starts_at + c.shift, e.starts_at_tz, e.ends_at + c.shift, e.ends_at_tz, e.duration_secs, e.recurrence_pattern,
+      e.range_end + c.shift, e.starts_at + c.shift, e.range_end + c.shift
+    from bench_copies c join events e on e.id = c.source`);
+  await run('drop table bench_copies');
+  await run('analyze');
 }
 
 /** Follows the `after` links from `path` (under /v1) to the end; answers the number of items. */

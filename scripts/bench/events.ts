@@ -3,9 +3,11 @@
 // daily series over 10 years (3,652 occurrences). Sequential requests against a real instance on
 // 127.0.0.1 (PGlite in memory, or PostgreSQL with DATABASE_URL); prints req/s, p50 and p99. The
 // same data under concurrent load, in a server process of its own, is part of http.bench.ts.
-// Run: npm run bench:events   (or: DATABASE_URL=postgres://… npm run bench:events)
-import { startTestApp } from '../../test/support/test-app.js';
-import { jsonCaller, measureSequential, seedEvents, walk, YEAR_RANGE } from './events-data.js';
+// Run: npm run bench:events   (or: DATABASE_URL=postgres://… npm run bench:events; BENCH_EVENTS=50000 for
+// a user with 50,000 events, the 500 and copies of them in other years: events-data.ts)
+import { sql } from 'kysely';
+import { dbOf, startTestApp } from '../../test/support/test-app.js';
+import { benchEventCount, jsonCaller, measureSequential, seedEvents, seedMoreEvents, walk, YEAR_RANGE } from './events-data.js';
 
 const app = await startTestApp();
 try {
@@ -17,8 +19,10 @@ try {
   console.log('seeding 500 events (100 weekly, 20 of them with 2 exceptions) and a 10-year daily series …');
   const seedStarted = Date.now();
   const { dailyId } = await seedEvents(call);
+  const eventCount = benchEventCount();
+  await seedMoreEvents((statement) => sql.raw(statement).execute(dbOf(app)), user.id, eventCount);
   console.log(
-    `seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (${user.name}, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'})\n`,
+    `seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s (${user.name}, ${eventCount} events, ${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite in memory'})\n`,
   );
 
   async function measure(label: string, iterations: number, fn: () => Promise<unknown>): Promise<void> {

@@ -24,7 +24,8 @@
 // (p99 target). Each note gives the server's CPU time per request (user + system, from /proc).
 // Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
 // a quick try; BENCH_OPERATION=<substring> for only the operations under load whose name contains
-// it; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per operation there, profiler.ts).
+// it; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per operation there, profiler.ts;
+// BENCH_EVENTS=<n> gives the bench user n events, events-data.ts; BENCH_WALKS=<n> walks the year n times).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -32,19 +33,20 @@ import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/load.js';
 import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
 import { emitRow, type BenchRow } from './bench-row.js';
-import { jsonCaller, measureSequential, seedEvents, walk, YEAR_RANGE } from './events-data.js';
+import { benchEventCount, jsonCaller, measureSequential, seedEvents, seedMoreEvents, walk, YEAR_RANGE } from './events-data.js';
 import type { LoadRequest, LoadResult } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
 const WARM_UP_SECONDS = 2;
 const CONNECTIONS = 50;
-/** Walks of the year's six pages for the listing's p99 (the slowest one of 100 is p99). */
-const WALKS = 100;
+/** Walks of the year's six pages for the listing's p99 (the slowest one of 100 is p99); BENCH_WALKS for fewer. */
+const WALKS = Number(process.env.BENCH_WALKS ?? 100);
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const redis = Boolean(process.env.REDIS_URL);
 const onlyOperation = process.env.BENCH_OPERATION ?? '';
@@ -91,13 +93,24 @@ function freePort(): Promise<number> {
   });
 }
 
-async function onServer(url: string, statement: string): Promise<void> {
+async function onServer(url: string, ...statements: string[]): Promise<void> {
   const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(statement);
+    for (const statement of statements) await client.query(statement);
   } finally {
     await client.end();
+  }
+}
+
+/** Runs `fn` with an executor of SQL statements on the bench's database (PGlite: while Convene is stopped). */
+async function withDatabase(url: string | undefined, pgliteDir: string, fn: (run: (statement: string) => Promise<unknown>) => Promise<void>): Promise<void> {
+  if (url) return fn((statement) => onServer(url, statement));
+  const pglite = await PGlite.create({ dataDir: pgliteDir });
+  try {
+    await fn((statement) => pglite.exec(statement));
+  } finally {
+    await pglite.close();
   }
 }
 
@@ -234,7 +247,10 @@ try {
   console.log("seeding the events benchmark's data …");
   const seedStarted = Date.now();
   const { dailyId } = await seedEvents(call);
-  console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  const eventCount = benchEventCount();
+  if (!databaseUrl) await stop(server);
+  await withDatabase(benchDatabaseUrl, join(dataDir, 'convene', 'pglite'), (run) => seedMoreEvents(run, me.id, eventCount));
+  console.log(`seeded ${eventCount} events in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
 
   // the baselines' data: the same database, or a copy of PGlite's directory each, made while Convene is stopped
   const baselineData = (name: string) => {
@@ -242,7 +258,6 @@ try {
     cpSync(join(dataDir, 'convene'), join(dataDir, name), { recursive: true });
     return join(dataDir, name);
   };
-  if (!databaseUrl) await stop(server);
   const [plainDir, namedDir] = [baselineData('plain'), baselineData('named')];
   if (!databaseUrl) ({ server, url } = await startConvene());
   const baselineEnv = { ...process.env, ...(benchDatabaseUrl ? { DATABASE_URL: benchDatabaseUrl } : {}) };

@@ -17,6 +17,7 @@ import * as storedTariffs from './migrations/2026_11_27_0002_stored_tariffs.js';
 import * as webhooks from './migrations/2026_11_28_0001_webhooks.js';
 import * as calendarFeeds from './migrations/2026_11_28_0002_calendar_feeds.js';
 import * as webhookRetention from './migrations/2026_11_28_0003_webhook_retention.js';
+import * as eventSpanClass from './migrations/2026_11_29_0001_event_span_class.js';
 
 /** By name; names sort in the order they apply. */
 export const migrations: Readonly<Record<string, Migration>> = {
@@ -30,6 +31,7 @@ export const migrations: Readonly<Record<string, Migration>> = {
   '2026_11_28_0001_webhooks': webhooks,
   '2026_11_28_0002_calendar_feeds': calendarFeeds,
   '2026_11_28_0003_webhook_retention': webhookRetention,
+  '2026_11_29_0001_event_span_class': eventSpanClass,
 };
 
 /** Applies every pending migration (in one transaction, under Kysely's migration lock); returns their names. */

@@ -138,6 +138,12 @@ export interface EventsTable {
    */
   span_start: Timestamp | null;
   span_end: Timestamp | null;
+  /**
+   * How far the span reaches from `starts_at` (generated from the three): 0 at most 48 hours
+   * either way, 1 at most 400 days, 2 further or unbounded, null without a span. `GET /events`
+   * bounds `starts_at` per class (migration 2026_11_29_0001).
+   */
+  span_class: ColumnType<number | null, never, never>;
   is_adhoc: Generated<boolean>;
   /** The iCalendar SEQUENCE of the last notification sent; bump it with every update mail. */
   ical_sequence: Generated<number>;

@@ -13,6 +13,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { DataDirLockedError, isDatabaseDown, openDatabase, type Database } from '../../src/db/connect.js';
 import { migrateToLatest, migrations } from '../../src/db/migrate.js';
 import * as eventSpans from '../../src/db/migrations/2026_11_27_0001_event_spans.js';
+import * as eventSpanClass from '../../src/db/migrations/2026_11_29_0001_event_span_class.js';
 import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -262,13 +263,56 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
       .where('id', '=', open.id)
       .execute();
 
+    // the later migration's column is generated from the spans: off and on again around them
+    await eventSpanClass.down(db);
     await eventSpans.down(db);
     await eventSpans.up(db);
+    await eventSpanClass.up(db);
     const spans = await db.selectFrom('events').select(['id', 'span_start', 'span_end']).orderBy('span_end').execute();
     expect(spans).toEqual([
       { id: weekly.id, span_start: new Date('2026-03-19T09:00:00Z'), span_end: new Date('2026-04-23T10:00:00Z') },
       { id: open.id, span_start: new Date('2026-03-26T09:00:00Z'), span_end: null },
     ]);
+  });
+
+  it('sorts events by how far their span reaches from their start (migration event_span_class)', async () => {
+    const user = await insertUser();
+    const spanned = async (span: { span_start: Date | null; span_end: Date | null }, timeIndependent = false) => {
+      const { event } = await insertEvent(user.id);
+      const times = timeIndependent
+        ? {
+            is_time_independent: true,
+            is_all_day: null,
+            starts_at: null,
+            starts_at_tz: null,
+            ends_at: null,
+            ends_at_tz: null,
+            duration_secs: null,
+            recurrence_pattern: [],
+          }
+        : {};
+      await db
+        .updateTable('events')
+        .set({ ...times, ...span })
+        .where('id', '=', event.id)
+        .execute();
+      return event.id;
+    };
+    const start = new Date('2026-03-26T09:00:00Z').getTime();
+    const at = (hours: number) => new Date(start + hours * 3_600_000);
+    const expected = new Map([
+      [await spanned({ span_start: at(0), span_end: at(1) }), 0],
+      [await spanned({ span_start: at(-48), span_end: at(48) }), 0],
+      [await spanned({ span_start: at(0), span_end: at(49) }), 1],
+      [await spanned({ span_start: at(-49), span_end: at(1) }), 1],
+      [await spanned({ span_start: at(0), span_end: at(9600) }), 1],
+      [await spanned({ span_start: at(0), span_end: at(9601) }), 2],
+      [await spanned({ span_start: at(-9601), span_end: at(1) }), 2],
+      [await spanned({ span_start: at(0), span_end: null }), 2],
+      [await spanned({ span_start: null, span_end: null }, true), null],
+    ]);
+    const rows = await db.selectFrom('events').select(['id', 'span_class']).where('created_by', '=', user.id).execute();
+    expect(new Map(rows.map((row) => [row.id, row.span_class]))).toEqual(expected);
   });
 
   it('round-trips timestamptz as the same instant, whatever the input offset', async () => {

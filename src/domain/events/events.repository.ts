@@ -5,7 +5,7 @@
  * The reads of the listings are prepared statements (db/prepared.ts): planning the view query took
  * as long as running it.
  */
-import { sql, type Kysely } from 'kysely';
+import { sql, type Kysely, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 import { columnsOf, executePrepared, preparedQuery, preparedShapes } from '../../db/prepared.js';
 import type {
   DB,
@@ -65,6 +65,7 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
   range_end: true,
   span_start: true,
   span_end: true,
+  span_class: true,
   is_adhoc: true,
   ical_sequence: true,
   show_meeting_details: true,
@@ -139,10 +140,52 @@ export interface ListFilter {
   limit: number;
 }
 
-/** The events the caller created or has a user invite to (any status; not banned from their rooms), filtered, in keyset order. */
-export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventViewRow[]> {
-  return listQueries.execute(db, { callerId, filter });
+/** A listed event with the exceptions of its series (none for a single event), in original-start order. */
+export interface EventListRow extends EventViewRow {
+  exceptions: EventExceptionRow[];
 }
+
+/** An exception as the listing's JSON carries it: its instants as text. */
+type ExceptionJson = {
+  [K in keyof EventExceptionRow]: EventExceptionRow[K] extends Date ? string : EventExceptionRow[K] extends Date | null ? string | null : EventExceptionRow[K];
+};
+
+/**
+ * The events the caller created or has a user invite to (any status; not banned from their rooms),
+ * filtered, in keyset order, each with its exceptions: a page is one query.
+ */
+export async function listEventViews(db: Db, callerId: string, filter: ListFilter): Promise<EventListRow[]> {
+  const rows = (await listQueries.execute(db, { callerId, filter })) as (EventViewRow & { exceptions: ExceptionJson[] | EventExceptionRow[] })[];
+  for (const row of rows) row.exceptions = (row.exceptions as ExceptionJson[]).map(exceptionFromJson);
+  return rows as EventListRow[];
+}
+
+const INSTANT_COLUMNS = new Set<string>(['instance_start', 'starts_at', 'ends_at', 'created_at', 'updated_at']);
+
+/** An instant as RFC 3339 in UTC, whatever the session's time zone (whose offsets JSON would write, some to the second). */
+const utcText = (column: RawBuilder<unknown>) => sql`to_char(${column} at time zone 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')`;
+
+const instantOrNull = (text: string | null) => (text === null ? null : new Date(text));
+
+function exceptionFromJson(json: ExceptionJson): EventExceptionRow {
+  return {
+    ...json,
+    instance_start: new Date(json.instance_start),
+    starts_at: instantOrNull(json.starts_at),
+    ends_at: instantOrNull(json.ends_at),
+    created_at: new Date(json.created_at),
+    updated_at: new Date(json.updated_at),
+  };
+}
+
+/**
+ * The exceptions of a listed series as JSON, in original-start order (the primary key's): what
+ * was a second query per page. A single event's are not listed (it has no occurrence to list them after).
+ */
+const EXCEPTIONS_JSON = sql<ExceptionJson[]>`(select coalesce(json_agg(json_build_object(${sql.join(
+  EXCEPTION_COLUMNS.map((column) => sql`${sql.lit(column)}, ${INSTANT_COLUMNS.has(column) ? utcText(sql.ref(`x.${column}`)) : sql.ref(`x.${column}`)}`),
+)}) order by x.instance_start), '[]'::json)
+  from event_exceptions x where x.event_id = events.id and cardinality(events.recurrence_pattern) > 0)`;
 
 const KEYSET_ORDER = sql`e.starts_at asc nulls first, e.created_at asc, e.id asc`;
 
@@ -193,29 +236,64 @@ const listQueries = preparedShapes(
 );
 
 /**
+ * How far the span of an event of `span_class` 0 and 1 reaches from its `starts_at` (the
+ * generated column's bounds, migration 2026_11_29_0001); class 2 reaches without bound.
+ */
+const CLASS_REACH = [sql`interval '48 hours'`, sql`interval '9600 hours'`] as const;
+
+/**
  * The page is chosen on `events` alone (index-friendly, no joins), and only its rows are then joined
  * to what their answers need; joining first and cutting after would join every visible event.
  * Branches on `filter` (the shape), takes every value from `values` (placeholders, see prepared.ts).
+ *
+ * Each source of the caller's events is a branch that reads its first `limit` rows in keyset order
+ * straight from an index, and the page is the first `limit` of their union: the caller's own events
+ * (with a time range: one branch per span class, its `starts_at` bounded by the range widened by the
+ * class's reach) and those they are invited to. A page thus reads about as many rows as it answers,
+ * however many events the caller has outside the range or before the cursor.
  */
 function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   const { callerId } = values;
-  let page = db
+  const own = () => db.selectFrom('events as e').where('e.created_by', '=', callerId);
+  const branches = filter.timeMin || filter.timeMax ? [0, 1, 2].map((spanClass) => inSpanClass(own(), spanClass, filter, values)) : [own()];
+  const invited = db
     .selectFrom('events as e')
-    .select('e.id')
-    .where('e.id', 'in', (eb) =>
-      eb
-        .selectFrom('events as own')
-        .select('own.id')
-        .where('own.created_by', '=', callerId)
-        .unionAll(
-          eb
-            .selectFrom('event_invites')
-            .innerJoin('events as invited', 'invited.id', 'event_invites.event_id')
-            .select('event_invites.event_id as id')
-            .where('event_invites.invitee', '=', callerId)
-            .where(notBannedFrom(sql.ref('invited.room_id'), callerId)),
-        ),
-    );
+    .where('e.created_by', '<>', callerId)
+    .where('e.id', 'in', (eb) => eb.selectFrom('event_invites').select('event_invites.event_id').where('event_invites.invitee', '=', callerId))
+    .where(notBannedFrom(sql.ref('e.room_id'), callerId));
+  const [first, ...rest] = [...branches, invited].map((branch) =>
+    db.selectFrom(matching(branch, filter, values).as('b')).select(['b.id', 'b.starts_at', 'b.created_at']),
+  );
+  const union = rest.reduce((all, branch) => all.unionAll(branch), first!);
+  const page = db
+    .selectFrom(union.as('page'))
+    .select('page.id')
+    .orderBy(sql`page.starts_at asc nulls first, page.created_at asc, page.id asc`)
+    .limit(values.limit);
+  return viewQuery(db, callerId)
+    .select(EXCEPTIONS_JSON.as('exceptions'))
+    .where('events.id', 'in', page)
+    .orderBy(sql`events.starts_at asc nulls first`)
+    .orderBy('events.created_at')
+    .orderBy('events.id');
+}
+
+type EventsQuery = SelectQueryBuilder<DB & { e: DB['events'] }, 'e', object>;
+
+/** The caller's own events of one span class; with a time range, `starts_at` within the range widened by the class's reach. */
+function inSpanClass(query: EventsQuery, spanClass: number, filter: ListFilter, values: ListValues): EventsQuery {
+  let bounded = query.where(sql<boolean>`e.span_class = ${sql.lit(spanClass)}`);
+  const reach = CLASS_REACH[spanClass];
+  if (!reach) return bounded;
+  if (filter.timeMin) bounded = bounded.where(sql<boolean>`e.starts_at >= ${values.timeMin}::timestamptz - ${reach}`);
+  if (filter.timeMax) bounded = bounded.where(sql<boolean>`e.starts_at <= ${values.timeMax}::timestamptz + ${reach}`);
+  return bounded;
+}
+
+/** The listing's filters, the cursor and the keyset order on one source of events: its first `limit` rows. */
+function matching(query: EventsQuery, filter: ListFilter, values: ListValues) {
+  const { callerId } = values;
+  let page = query.select(['e.id', 'e.starts_at', 'e.created_at']);
   // Overlap of [span_start, span_end] (where the occurrences lie, moved ones included; span_end
   // null: open-ended series) with the range; a time-independent event has no span and never
   // matches a bound.
@@ -250,18 +328,15 @@ function listQuery(db: Db, { filter }: Listing, values: ListValues) {
   const after = filter.after;
   if (after) {
     const rest = sql<boolean>`(e.created_at, e.id) > (${values.afterCreatedAtKey}::timestamptz, ${values.afterId}::uuid)`;
-    page = page.where((eb) =>
+    page =
       after.startsAt === null
-        ? eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)])
-        : eb.or([eb('e.starts_at', '>', values.afterStartsAt!), eb.and([eb('e.starts_at', '=', values.afterStartsAt!), rest])]),
-    );
+        ? page.where((eb) => eb.or([eb.and([eb('e.starts_at', 'is', null), rest]), eb('e.starts_at', 'is not', null)]))
+        : // the first condition, implied by the second, starts the index scan at the cursor
+          page
+            .where('e.starts_at', '>=', values.afterStartsAt!)
+            .where((eb) => eb.or([eb('e.starts_at', '>', values.afterStartsAt!), eb.and([eb('e.starts_at', '=', values.afterStartsAt!), rest])]));
   }
-  page = page.orderBy(KEYSET_ORDER).limit(values.limit);
-  return viewQuery(db, callerId)
-    .where('events.id', 'in', page)
-    .orderBy(sql`events.starts_at asc nulls first`)
-    .orderBy('events.created_at')
-    .orderBy('events.id');
+  return page.orderBy(KEYSET_ORDER).limit(values.limit);
 }
 
 /** The public profiles of the given users, by id (one query). */
@@ -270,29 +345,6 @@ export async function profilesOf(db: Db, userIds: Iterable<string>): Promise<Map
   if (ids.length === 0) return new Map();
   const rows = await db.selectFrom('users').select(PUBLIC_PROFILE_FIELDS).where('id', 'in', ids).execute();
   return new Map(rows.map((row) => [row.id, row]));
-}
-
-/** The ids as one array parameter: one statement for any number of them, where `in ($1, …)` is one per count. */
-const exceptionsOfQuery = preparedQuery(['eventIds'], (db, { eventIds }: { eventIds: readonly string[] }) =>
-  db
-    .selectFrom('event_exceptions')
-    .select(EXCEPTION_COLUMNS)
-    .where(sql<boolean>`event_id = any(${eventIds}::uuid[])`)
-    .orderBy('event_id')
-    .orderBy('instance_start'),
-);
-
-/** The exceptions of the given events, by event, each list in original-start order (one query). */
-export async function exceptionsOf(db: Db, eventIds: readonly string[]): Promise<Map<string, EventExceptionRow[]>> {
-  const result = new Map<string, EventExceptionRow[]>();
-  if (eventIds.length === 0) return result;
-  const rows = await exceptionsOfQuery.execute(db, { eventIds });
-  for (const row of rows) {
-    const list = result.get(row.event_id) ?? [];
-    list.push(row);
-    result.set(row.event_id, list);
-  }
-  return result;
 }
 
 /** Where a moved occurrence is listed from: its own start, else its original one (as `placeOccurrence`). */

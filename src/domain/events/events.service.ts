@@ -260,18 +260,13 @@ export function createEventService({ db, config, cursors, assetStorage }: EventS
         limit: perPage + 1, // one more tells whether another page follows
       });
       const page = rows.slice(0, perPage);
-      const recurring = page.filter((r) => r.recurrence_pattern.length > 0);
-      const exceptions = await repo.exceptionsOf(
-        db,
-        recurring.map((r) => r.id),
-      );
-      const exceptionAuthors = [...exceptions.values()].flat().map((e) => e.created_by);
+      const exceptionAuthors = page.flatMap((row) => row.exceptions.map((e) => e.created_by));
       const ctx = await contextFor(caller, page, query.invitees_max ?? 0, exceptionAuthors);
       const items: EventListItem[] = [];
       for (const row of page) {
         items.push(toEvent(row, ctx));
-        const schedule = scheduleOf(row);
-        for (const exception of exceptions.get(row.id) ?? []) {
+        const schedule = row.exceptions.length > 0 ? scheduleOf(row) : undefined;
+        for (const exception of row.exceptions) {
           // an exception whose occurrence a changed start no longer produces describes nothing
           if (isOccurrenceOf(schedule, exception.instance_start)) items.push(toException(row, exception, ctx));
         }

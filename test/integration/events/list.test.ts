@@ -215,6 +215,37 @@ describe('get_events filters', () => {
     expect(ids((await list('time_min=2027-02-06T10:00:01Z')).json)).toEqual([]);
   });
 
+  it('pages a range through events of every reach from their start, and invitations, in one start order', async () => {
+    const bob = await app.login('bob');
+    const from = (start: string, end: string, extra: Record<string, unknown> = {}) =>
+      createEvent(app, alice, timedBody({ title: start, starts_at: at(start), ends_at: at(end), ...extra }), '?suppress_email_notification=true');
+    // the range: January 2027; each kind of event ends or starts near its edges
+    const before = await from('2026-12-31T22:00:00Z', '2026-12-31T23:59:59Z');
+    const acrossMin = await from('2026-12-31T23:00:00Z', '2027-01-01T01:00:00Z');
+    const threeDays = await from('2026-12-29T12:00:00Z', '2027-01-01T12:00:00Z');
+    const weekly = await from('2026-03-01T09:00:00Z', '2026-03-01T10:00:00Z', { recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=45'] }); // … Jan 3, 2027
+    const endsBefore = await from('2026-03-02T09:00:00Z', '2026-03-02T10:00:00Z', { recurrence_pattern: ['RRULE:FREQ=WEEKLY;COUNT=40'] }); // … Nov 30
+    const unbounded = await from('2020-06-01T09:00:00Z', '2020-06-01T10:00:00Z', { recurrence_pattern: ['RRULE:FREQ=MONTHLY'] });
+    const twoYears = await from('2025-06-01T09:00:00Z', '2025-06-01T10:00:00Z', { recurrence_pattern: ['RRULE:FREQ=MONTHLY;COUNT=24'] }); // … May 2027
+    const inside = await from('2027-01-15T09:00:00Z', '2027-01-15T10:00:00Z');
+    const acrossMax = await from('2027-01-31T23:00:00Z', '2027-02-01T01:00:00Z');
+    const after = await from('2027-02-01T00:00:01Z', '2027-02-01T01:00:00Z');
+    const bobs = await createEvent(app, bob, timedBody({ starts_at: at('2027-01-10T09:00:00Z'), ends_at: at('2027-01-10T10:00:00Z') }));
+    await invite(app, bobs.id, bob, alice, 'accepted');
+    const bobsEarly = await createEvent(app, bob, timedBody({ starts_at: at('2026-12-31T23:30:00Z'), ends_at: at('2027-01-01T00:30:00Z') }));
+    await invite(app, bobsEarly.id, bob, alice);
+    const expected = [unbounded, twoYears, weekly, threeDays, acrossMin, bobsEarly, bobs, inside, acrossMax].map((e) => e.id);
+
+    const range = 'time_min=2027-01-01T00:00:00Z&time_max=2027-02-01T00:00:00Z';
+    expect(ids((await list(`${range}&per_page=100`)).json)).toEqual(expected);
+    for (const perPage of [1, 2, 4]) {
+      const { items, pages } = await allPages(app, alice.accessToken, `/events?${range}&per_page=${perPage}`);
+      expect(ids(items)).toEqual(expected);
+      expect(pages).toBe(Math.ceil(expected.length / perPage));
+    }
+    for (const outside of [before, endsBefore, after]) expect(expected).not.toContain(outside.id);
+  });
+
   it('filters by favorites, adhoc, time_independent and invite_status', async () => {
     const bob = await app.login('bob');
     const plain = await hourAt('2026-12-01T09:00:00Z');
