@@ -43,8 +43,8 @@ export interface Room {
   fillSeconds: number;
   /** Frames the clients received while the room filled (every `joined` reaches everyone already in). */
   fillFrames: number;
-  /** CPU seconds the filling took the server processes, and the clients' (this process). */
-  fillCpu: { servers: number; clients: number };
+  /** CPU seconds the filling took the server processes (of which in the kernel: `serversSystem`), and the clients' (this process). */
+  fillCpu: { servers: number; serversSystem: number; clients: number };
   /** The server memory (heap + external, after full collections) per participant beyond the first; when asked for. */
   bytesPerParticipant?: number;
   /** The server processes' resident memory, summed, with everyone in. */
@@ -215,8 +215,9 @@ interface Usage {
   /** Live memory (heap and external after full collections), bytes. */
   retained: number;
   rss: number;
-  /** CPU time so far, seconds. */
+  /** CPU time so far, seconds, and of it in the kernel (system calls: the sockets' writes). */
   cpu: number;
+  system: number;
 }
 
 /** The memory and CPU time of every server process, summed. */
@@ -233,8 +234,9 @@ async function usageOf(servers: ChildProcess[]): Promise<Usage> {
       retained: sum.retained + usage.heapUsed + usage.external,
       rss: sum.rss + usage.rss,
       cpu: sum.cpu + (cpu.user + cpu.system) / 1e6,
+      system: sum.system + cpu.system / 1e6,
     }),
-    { retained: 0, rss: 0, cpu: 0 },
+    { retained: 0, rss: 0, cpu: 0, system: 0 },
   );
 }
 
@@ -275,7 +277,7 @@ export async function bareWsRoom(participants: number): Promise<Room> {
       participants,
       fillSeconds,
       fillFrames: 0,
-      fillCpu: { servers: full.cpu - alone.cpu, clients: fillClientCpu },
+      fillCpu: { servers: full.cpu - alone.cpu, serversSystem: full.system - alone.system, clients: fillClientCpu },
       bytesPerParticipant: (full.retained - alone.retained) / (participants - 1),
       rssFull: full.rss,
       timerRun: () => clients.timerRun(sender),
@@ -353,7 +355,7 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
       participants,
       fillSeconds,
       fillFrames,
-      fillCpu: { servers: filled.cpu - empty.cpu, clients: fillClientCpu },
+      fillCpu: { servers: filled.cpu - empty.cpu, serversSystem: filled.system - empty.system, clients: fillClientCpu },
       ...(options.memory ? { bytesPerParticipant: (full.retained - empty.retained) / (participants - 1) } : {}),
       rssFull: full.rss,
       timerRun: () => clients.timerRun(moderator),
