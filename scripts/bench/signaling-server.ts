@@ -37,7 +37,12 @@ export interface ServerReady {
     issuer: string;
   };
 }
-export type ServerRequest = { type: 'memory' } | { type: 'close' };
+export type ServerRequest = { type: 'memory' } | { type: 'cpu' } | { type: 'close' };
+/** The answer to `cpu`: the CPU time so far, without the collections `memory` runs first. */
+export interface ServerCpu {
+  type: 'cpu';
+  cpu: NodeJS.CpuUsage;
+}
 export interface ServerMemory {
   type: 'memory';
   usage: NodeJS.MemoryUsage;
@@ -132,6 +137,7 @@ function shutDown(): Promise<void> {
 process.on('message', (request: ServerRequest) => {
   if (request.type === 'close') void shutDown();
   if (request.type === 'memory') void measure();
+  if (request.type === 'cpu') send({ type: 'cpu', cpu: process.cpuUsage() } satisfies ServerCpu);
 });
 // the benchmark went away (finished or crashed): so does its server
 process.on('disconnect', () => void shutDown());
