@@ -9,7 +9,7 @@
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
-import type { ServerMemory, ServerReady, ServerRequest } from './signaling-server.js';
+import type { ServerCpu, ServerMemory, ServerReady, ServerRequest } from './signaling-server.js';
 
 const PROTOCOL = 'service-signaling-json-v1.0';
 const WAIT_MS = 60_000;
@@ -43,8 +43,11 @@ export interface Room {
   fillSeconds: number;
   /** Frames the clients received while the room filled (every `joined` reaches everyone already in). */
   fillFrames: number;
-  /** CPU seconds the filling took the server processes, and the clients' (this process). */
-  fillCpu: { servers: number; clients: number };
+  /**
+   * CPU seconds the filling took the server processes (of which in the kernel: `serversSystem`;
+   * after every socket was open, in the joins: `serversJoins`), and the clients' (this process).
+   */
+  fillCpu: { servers: number; serversSystem: number; serversJoins?: number; clients: number };
   /** The server memory (heap + external, after full collections) per participant beyond the first; when asked for. */
   bytesPerParticipant?: number;
   /** The server processes' resident memory, summed, with everyone in. */
@@ -215,8 +218,9 @@ interface Usage {
   /** Live memory (heap and external after full collections), bytes. */
   retained: number;
   rss: number;
-  /** CPU time so far, seconds. */
+  /** CPU time so far, seconds, and of it in the kernel (system calls: the sockets' writes). */
   cpu: number;
+  system: number;
 }
 
 /** The memory and CPU time of every server process, summed. */
@@ -233,9 +237,22 @@ async function usageOf(servers: ChildProcess[]): Promise<Usage> {
       retained: sum.retained + usage.heapUsed + usage.external,
       rss: sum.rss + usage.rss,
       cpu: sum.cpu + (cpu.user + cpu.system) / 1e6,
+      system: sum.system + cpu.system / 1e6,
     }),
-    { retained: 0, rss: 0, cpu: 0 },
+    { retained: 0, rss: 0, cpu: 0, system: 0 },
   );
+}
+
+/** The CPU seconds of every server process so far, summed (no collections first, unlike usageOf). */
+async function cpuOf(servers: ChildProcess[]): Promise<number> {
+  const answers = await Promise.all(
+    servers.map((server) => {
+      const answer = nextMessage<ServerCpu>(server, 'cpu');
+      server.send({ type: 'cpu' } satisfies ServerRequest);
+      return answer;
+    }),
+  );
+  return answers.reduce((sum, { cpu }) => sum + (cpu.user + cpu.system) / 1e6, 0);
 }
 
 const cpuSeconds = () => {
@@ -275,7 +292,7 @@ export async function bareWsRoom(participants: number): Promise<Room> {
       participants,
       fillSeconds,
       fillFrames: 0,
-      fillCpu: { servers: full.cpu - alone.cpu, clients: fillClientCpu },
+      fillCpu: { servers: full.cpu - alone.cpu, serversSystem: full.system - alone.system, clients: fillClientCpu },
       bytesPerParticipant: (full.retained - alone.retained) / (participants - 1),
       rssFull: full.rss,
       timerRun: () => clients.timerRun(sender),
@@ -312,6 +329,8 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
     const moderator = await connect(urls[0]!, `/rooms/${roomId}/start`, {}, ownerToken);
     clients.watch(moderator);
     await join(moderator, 'Moderator');
+    /** The servers' CPU seconds when the last guests' sockets were all open, before their joins. */
+    let connectedCpu = 0;
     /** Guests `from`..`to`-1 connect (alternating over the instances), then join in waves, then the room settles; resolves with the seconds all that took. */
     async function guests(from: number, to: number): Promise<number> {
       const started = performance.now();
@@ -319,6 +338,7 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
       await pool(to - from, CONNECT_CONCURRENCY, async (i) => {
         sockets[i] = await connect(urls[(from + i) % instances]!, `/rooms/${roomId}/start_invited`, { invite_code: inviteCode });
       });
+      connectedCpu = await cpuOf(servers);
       for (let wave = 0; wave < sockets.length; wave += JOIN_WAVE) {
         const joining = sockets.slice(wave, wave + JOIN_WAVE);
         // watched from before its join, so that every frame of the room is counted
@@ -353,7 +373,12 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
       participants,
       fillSeconds,
       fillFrames,
-      fillCpu: { servers: filled.cpu - empty.cpu, clients: fillClientCpu },
+      fillCpu: {
+        servers: filled.cpu - empty.cpu,
+        serversSystem: filled.system - empty.system,
+        serversJoins: filled.cpu - connectedCpu,
+        clients: fillClientCpu,
+      },
       ...(options.memory ? { bytesPerParticipant: (full.retained - empty.retained) / (participants - 1) } : {}),
       rssFull: full.rss,
       timerRun: () => clients.timerRun(moderator),

@@ -111,8 +111,8 @@ export class Connection implements Session {
     this.startHeartbeat();
   }
 
-  send(namespace: string, payload: EventPayload): void {
-    if (this.writable()) this.ws.send(this.serialize(namespace, payload));
+  send(namespace: string, payload: EventPayload, payloadJson?: string): void {
+    if (this.writable()) this.ws.send(this.serialize(namespace, payload, payloadJson));
   }
 
   /** A room event: its frame, built once for every recipient, leaves with the socket's other room events of this turn (socket-writes.ts). */
@@ -132,8 +132,11 @@ export class Connection implements Session {
     return false;
   }
 
-  private serialize(namespace: string, payload: EventPayload): string {
-    return JSON.stringify({ namespace, timestamp: new Date(this.deps.scheduler.now()).toISOString(), payload });
+  /** The frame's JSON: `JSON.stringify({namespace, timestamp, payload})`, with the payload's own JSON when given. */
+  private serialize(namespace: string, payload: EventPayload, payloadJson?: string): string {
+    const timestamp = new Date(this.deps.scheduler.now()).toISOString();
+    if (payloadJson === undefined) return JSON.stringify({ namespace, timestamp, payload });
+    return `{"namespace":${JSON.stringify(namespace)},"timestamp":"${timestamp}","payload":${payloadJson}}`;
   }
 
   leave(reason: SessionEnd): void {

@@ -10,10 +10,11 @@ import type { Logger } from '../logger.js';
 import type { RoomMessage, SignalingBus } from './bus/signaling-bus.js';
 import type { EventPayload, Session, SharedFrame } from './session.js';
 
-/** A server frame's namespace and payload. */
+/** A server frame's namespace and payload (and the payload's JSON, when its maker wrote it already: Session.send). */
 export interface Frame {
   namespace: string;
   payload: EventPayload;
+  payloadJson?: string;
 }
 
 /**
@@ -94,7 +95,7 @@ export class RoomHub {
   release(session: Session, answer: Frame): void {
     const kept = this.held.get(session) ?? [];
     this.held.delete(session);
-    session.send(answer.namespace, answer.payload);
+    session.send(answer.namespace, answer.payload, answer.payloadJson);
     for (const delivery of kept) this.sendTo(session, delivery);
   }
 

@@ -45,8 +45,12 @@ export interface Session {
   /** Set by the control module while in the room: a raised hand, and when it last went up or down (RFC 3339). */
   handIsUp?: boolean;
   handUpdatedAt?: string;
-  /** Sends one server frame `{namespace, timestamp, payload}` to this participant. */
-  send(namespace: string, payload: EventPayload): void;
+  /**
+   * Sends one server frame `{namespace, timestamp, payload}` to this participant. `payloadJson`:
+   * `JSON.stringify(payload)` when the caller has it already (a `join_success` put together from
+   * the room's kept parts), written instead of serialising the payload again.
+   */
+  send(namespace: string, payload: EventPayload, payloadJson?: string): void;
   /** Sends a frame shared with other sessions, as `send` would; a session without it is sent the frame by `send`. */
   sendShared?(frame: SharedFrame): void;
   /** Ends the session: its socket closes, with the close code the connection gives the reason; its departure follows. */

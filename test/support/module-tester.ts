@@ -85,7 +85,7 @@ export class FakeScheduler implements Scheduler {
 
 /** What a fake session's socket does through its tester. */
 interface FakeSocket {
-  deliver(session: FakeSession, namespace: string, payload: EventPayload): void;
+  deliver(session: FakeSession, namespace: string, payload: EventPayload, payloadJson?: string): void;
   /** The server closed the socket: the participant departs, as after the connection's `close` event. */
   closed(session: FakeSession): void;
   /** A module's task, in the session's order (as the connection queues it). */
@@ -117,8 +117,8 @@ export class FakeSession implements Session {
     return this.participant.id;
   }
 
-  send(namespace: string, payload: EventPayload): void {
-    if (this.socketOpen) this.socket.deliver(this, namespace, payload);
+  send(namespace: string, payload: EventPayload, payloadJson?: string): void {
+    if (this.socketOpen) this.socket.deliver(this, namespace, payload, payloadJson);
   }
 
   close(code: number, reason?: string): void {
@@ -263,7 +263,7 @@ export class ModuleTester {
       resumption: randomUUID(),
     };
     const session = new FakeSession(participant, room, {
-      deliver: (to, namespace, payload) => this.record(to, namespace, payload),
+      deliver: (to, namespace, payload, payloadJson) => this.record(to, namespace, payload, payloadJson),
       closed: (closing) => {
         this.depart(closing, 'quit').catch((err: unknown) => this.violations.push(err as Error));
       },
@@ -276,10 +276,16 @@ export class ModuleTester {
     return session;
   }
 
-  /** Keeps a frame as the client would get it (serialised) and checks it against the contract. */
-  private record(session: FakeSession, namespace: string, payload: EventPayload): void {
+  /**
+   * Keeps a frame as the client would get it (serialised) and checks it against the contract; a
+   * payload sent with its JSON (Session.send's `payloadJson`) must have exactly its serialisation.
+   */
+  private record(session: FakeSession, namespace: string, payload: EventPayload, payloadJson?: string): void {
     const frame: unknown = JSON.parse(JSON.stringify({ namespace, timestamp: new Date(this.scheduler.now()).toISOString(), payload }));
     try {
+      if (payloadJson !== undefined && payloadJson !== JSON.stringify(payload)) {
+        throw new Error(`a ${namespace} payload was sent with JSON other than its own: ${payloadJson} for ${JSON.stringify(payload)}`);
+      }
       checkServerFrame(frame);
       session.inbox.push(frame);
     } catch (err) {

@@ -30,8 +30,11 @@ export function listedRecently(now: () => number, events: { arrival: string; dep
   const remembered = new WeakMap<Session, Set<string>>();
   return {
     remember(session, listed) {
-      const since = now() - IN_FLIGHT_MS;
-      const recent = new Set(listed.filter((record) => Date.parse(record.control.joined_at) >= since).map((record) => record.id));
+      // join times are RFC 3339 in UTC as toISOString writes them, which order as text: no parsing
+      // the whole room for each joiner
+      const since = new Date(now() - IN_FLIGHT_MS).toISOString();
+      const recent = new Set<string>();
+      for (const record of listed) if (record.control.joined_at >= since) recent.add(record.id);
       if (recent.size === 0) return;
       remembered.set(session, recent);
       // housekeeping on the real clock: it frees memory and decides nothing

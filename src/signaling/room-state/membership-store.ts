@@ -39,6 +39,11 @@ export interface MembershipStore {
   update(roomId: string, member: Member): Promise<void>;
   /** Removes a member; `remaining` counts the others. The last one out clears the start time. */
   leave(roomId: string, participantId: string): Promise<{ removed: boolean; remaining: number }>;
+  /**
+   * Every member's record, frozen, in no promised order. A record is the same object from call to
+   * call while it is unchanged, so that what a caller derives from one (its JSON) can be kept by its
+   * identity: a join reads every member, and a room of thousands is read once for each joiner.
+   */
   members(roomId: string): Promise<MemberRecord[]>;
   /** One member, or undefined when it is not in the room. */
   member(roomId: string, participantId: string): Promise<Member | undefined>;

@@ -13,7 +13,8 @@
  * so that a room's chat has expired by itself by the time its ghosts do.
  */
 import type { Redis } from 'ioredis';
-import type { Member, MembershipStore } from './membership-store.js';
+import { joinOrder } from './member-records.js';
+import type { Member, MemberRecord, MembershipStore } from './membership-store.js';
 
 /** How long a room's member and waiting-room keys outlive their last write or sweep: 8 days. */
 export const ROOM_RECORDS_TTL_MS = 8 * 24 * 60 * 60 * 1000;
@@ -74,6 +75,7 @@ return {member, remaining}`;
  * the host of every member it adds or changes; without it (store tests) no host is recorded.
  */
 export function createRedisMembershipStore(redis: Redis, instanceId = ''): MembershipStore {
+  const parsed = parsedMembers();
   return {
     async join(roomId, member, limit, nowMs) {
       const args = [member.record.id, JSON.stringify(member), limit ?? -1, nowMs, instanceId, ROOM_RECORDS_TTL_MS];
@@ -88,8 +90,7 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
       return { removed: removed === 1, remaining };
     },
     async members(roomId) {
-      const members = await redis.hvals(keysOf(roomId)[0]!);
-      return members.map((member) => (JSON.parse(member) as Member).record);
+      return parsed.records(roomId, await redis.hvals(keysOf(roomId)[0]!));
     },
     async member(roomId, participantId) {
       const member = await redis.hget(keysOf(roomId)[0]!, participantId);
@@ -112,7 +113,50 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
   };
 }
 
-/** HGETALL's flat [field, value, …] as a map. */
+/** How long the records of a room that nobody joins here any more are kept parsed. */
+const PARSED_IDLE_MS = 60_000;
+
+/**
+ * The member records of each room as last read, by their stored JSON: each joiner reads the whole
+ * room, so in a room of thousands filling up every record would be parsed once per later joiner.
+ * A record whose JSON is unchanged is not parsed again and stays the same (frozen) object, which
+ * the caller's own caches rely on (MembershipStore.members). The records come out oldest first,
+ * those read before in their order and the new ones after them, so that sorting them again (as
+ * the joiner's list must be) takes one pass.
+ */
+function parsedMembers() {
+  const rooms = new Map<string, { byJson: Map<string, MemberRecord>; readAt: number }>();
+  let sweptAt = performance.now();
+  /** Housekeeping: forgets the rooms not read for a while (on the real clock; it decides nothing). */
+  const sweep = (now: number) => {
+    if (now - sweptAt < PARSED_IDLE_MS) return;
+    sweptAt = now;
+    for (const [roomId, room] of rooms) if (now - room.readAt >= PARSED_IDLE_MS) rooms.delete(roomId);
+  };
+  return {
+    records(roomId: string, stored: string[]): MemberRecord[] {
+      const now = performance.now();
+      sweep(now);
+      const before = rooms.get(roomId)?.byJson;
+      const present = new Set(stored);
+      const members: { json: string; record: MemberRecord }[] = [];
+      if (before) for (const [json, record] of before) if (present.has(json)) members.push({ json, record });
+      const known = members.length;
+      for (const json of stored) if (!before?.has(json)) members.push({ json, record: frozenRecord(json) });
+      if (members.length > known) members.sort((a, b) => joinOrder(a.record, b.record));
+      rooms.set(roomId, { byJson: new Map(members.map(({ json, record }) => [json, record])), readAt: now });
+      return members.map(({ record }) => record);
+    },
+  };
+}
+
+/** The record of a stored member's JSON, frozen (it is shared: MembershipStore.members). */
+function frozenRecord(json: string): MemberRecord {
+  const { record } = JSON.parse(json) as Member;
+  Object.freeze(record.control);
+  return Object.freeze(record);
+}
+
 export function pairs(flat: string[]): Map<string, string> {
   const map = new Map<string, string>();
   for (let index = 0; index + 1 < flat.length; index += 2) map.set(flat[index]!, flat[index + 1]!);

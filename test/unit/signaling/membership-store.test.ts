@@ -5,7 +5,7 @@
 import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 
-import type { Member, MembershipStore } from '../../../src/signaling/room-state/membership-store.js';
+import type { Member, MemberRecord, MembershipStore } from '../../../src/signaling/room-state/membership-store.js';
 import { createLocalMembershipStore } from '../../../src/signaling/room-state/membership.local.js';
 import { createRedisMembershipStore } from '../../../src/signaling/room-state/membership.redis.js';
 import { byId, describeRoomStore, guestRecord, T0 } from '../../support/room-stores.js';
@@ -120,6 +120,25 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
     expect(await other.leave(second, ada.record.id)).toEqual({ removed: false, remaining: 1 });
     await store.leave(first, ada.record.id);
     await other.leave(second, bob.record.id);
+  });
+
+  it('hands out frozen records, the same object from read to read while a member is unchanged', async () => {
+    const [store, other] = stores();
+    const roomId = randomUUID();
+    const [ada, bob] = [member('Ada'), member('Bob')];
+    await store.join(roomId, ada, undefined, T0);
+    await other.join(roomId, bob, undefined, T0);
+    const first = await store.members(roomId);
+    expect(first.every((record) => Object.isFrozen(record) && Object.isFrozen(record.control))).toBe(true);
+    const raised: Member = { record: { ...bob.record, control: { ...bob.record.control, hand_is_up: true } } };
+    await other.update(roomId, raised);
+    const second = await store.members(roomId);
+    expect(byId(second)).toEqual(recordsOf(ada, raised));
+    const of = (records: MemberRecord[], id: string) => records.find((record) => record.id === id);
+    expect(of(second, ada.record.id)).toBe(of(first, ada.record.id));
+    expect(of(second, bob.record.id)).not.toBe(of(first, bob.record.id));
+    await store.leave(roomId, ada.record.id);
+    await store.leave(roomId, bob.record.id);
   });
 
   it('lets exactly `limit` of many concurrent joins from both instances in', async () => {

@@ -7,7 +7,7 @@
  * means nothing changed.
  */
 import type { ControlJoinCommand } from '../../../../generated/signaling/types.js';
-import type { RoomHub } from '../../room-hub.js';
+import type { Frame, RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { Member, MemberRecord } from '../../room-state/membership-store.js';
 import { displayNameOf } from '../../room-state/display-name.js';
@@ -15,7 +15,7 @@ import { byJoinTime, memberOf } from '../../room-state/member-records.js';
 import { announceJoin } from '../../webhooks.js';
 import type { SignalingModule } from '../module.js';
 import type { ControlParts } from './control-context.js';
-import { roomModules, withPeerData, type ParticipantView } from './participant-view.js';
+import { listJson, roomModules, withPeerData, type ParticipantView } from './participant-view.js';
 
 export async function join(parts: ControlParts, session: Session, command: ControlJoinCommand['payload'], hub: RoomHub): Promise<void> {
   if (session.state !== 'connected') return parts.fail(session, 'already_joined');
@@ -38,6 +38,8 @@ export async function join(parts: ControlParts, session: Session, command: Contr
 interface Entry {
   self: ParticipantView;
   participants: ParticipantView[];
+  /** `participants` as JSON, put together from each record's kept JSON (participant-view.ts). */
+  participantsJson: string;
   moduleData: Record<string, unknown>;
   startedAtMs: number;
   closesAtMs: number | undefined;
@@ -62,7 +64,7 @@ export async function enterRoom(parts: ControlParts, session: Session, hub: Room
     // the others first: until the newcomer itself is told, a failure gives the place back and changes nothing
     await hub.publish({ namespace: 'control', payload: { message: 'joined', ...entry.self }, audience: { to: 'room', except: session.participant.id } });
     parts.listed.remember(session, entry.participants);
-    hub.release(session, { namespace: 'control', payload: joinSuccess(session, member.record, entry) });
+    hub.release(session, joinSuccess(session, member.record, entry));
   } catch (err) {
     hub.drop(session);
     session.state = previous;
@@ -93,10 +95,23 @@ async function takePlace(
     joinDataOf(modules, session, hub),
   ]);
   const { startedAtMs } = outcome;
-  return { self: self!, participants, moduleData, startedAtMs, closesAtMs: parts.timeLimit.closesAt(room, startedAtMs) };
+  const participantsJson = listJson(others, participants);
+  return { self: self!, participants, participantsJson, moduleData, startedAtMs, closesAtMs: parts.timeLimit.closesAt(room, startedAtMs) };
 }
 
-function joinSuccess(session: Session, record: MemberRecord, { participants, moduleData, closesAtMs }: Entry): Record<string, unknown> {
+/** The answer, with its payload's JSON made from the list's (the same text JSON.stringify would write). */
+function joinSuccess(session: Session, record: MemberRecord, { participants, participantsJson, moduleData, closesAtMs }: Entry): Frame {
+  const head = joinSuccessHead(session, record, closesAtMs);
+  const modulesJson = Object.keys(moduleData).length > 0 ? `,${JSON.stringify(moduleData).slice(1, -1)}` : '';
+  return {
+    namespace: 'control',
+    payload: { ...head, participants, ...moduleData },
+    payloadJson: `${JSON.stringify(head).slice(0, -1)},"participants":${participantsJson}${modulesJson}}`,
+  };
+}
+
+/** `join_success` up to its participant list. */
+function joinSuccessHead(session: Session, record: MemberRecord, closesAtMs: number | undefined): Record<string, unknown> {
   const { room, participant } = session;
   return {
     message: 'join_success',
@@ -108,8 +123,6 @@ function joinSuccess(session: Session, record: MemberRecord, { participants, mod
     closes_at: closesAtMs === undefined ? null : new Date(closesAtMs).toISOString(),
     tariff: room.tariff,
     ...(room.eventInfo ? { event_info: room.eventInfo } : {}),
-    participants,
-    ...moduleData,
   };
 }
 
