@@ -28,8 +28,9 @@
 // most 2× the JSON baseline's, a login at most 1 ms).
 // Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
 // a quick try; BENCH_OPERATION=<substring>[,<substring>…] for only the operations under load whose
-// name contains one of them, the baselines always; BENCH_CPU_PROF=<dir> writes a CPU profile of the
-// server per operation there, profiler.ts).
+// name contains one of them, the baselines always, and the events' data and year walk only when an
+// events operation is among them; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per
+// operation there, profiler.ts).
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -41,7 +42,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/load.js';
 import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
 import { emitRow, type BenchRow } from './bench-row.js';
-import { jsonCaller, measureSequential, seedEvents, walk, YEAR_RANGE } from './events-data.js';
+import { jsonCaller, measureSequential, seedEvents, walk, YEAR_RANGE, type Call } from './events-data.js';
 import type { LoadRequest, LoadResult } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -53,12 +54,18 @@ const WALKS = 100;
 const databaseUrl = process.env.DATABASE_URL || undefined;
 const redis = Boolean(process.env.REDIS_URL);
 const onlyOperations = (process.env.BENCH_OPERATION ?? '').split(',');
+const selected = (label: string) => onlyOperations.some((only) => label.includes(only));
 const here = (file: string) => fileURLToPath(new URL(file, import.meta.url));
 
 const BASELINE = `baseline: bare node:http + ${databaseUrl ? 'pg' : 'PGlite'}, GET /rooms/{id}`;
 const BASELINE_NOTE = `the same JSON from the same query, no framework or authentication${databaseUrl ? '' : "; with PGlite's own query(), as the embedded default has no PostgreSQL server for pg"}`;
 const NAMED_BASELINE = `bare node:http + pg${databaseUrl ? '' : ' over PGlite'}, named statement, GET /rooms/{id}`;
 const JSON_BASELINE = 'bare node:http, the same JSON as the tariff, no query';
+const YEAR_PAGE = 'GET /v1/events (a year, first page of 30)';
+const INSTANCES_PAGE = 'GET /v1/events/{id}/instances (first page of 30)';
+const YEAR_WALK = 'GET /v1/events, a year: all 6 pages of 100, one client';
+/** The events' data is seeded, and the year walked, only for a run that measures an events operation. */
+const withEvents = [YEAR_PAGE, INSTANCES_PAGE, YEAR_WALK].some(selected);
 const SINGLE_QUERY_TARGET = '≥ 0.50× baseline, p99 < 25 ms';
 /** Issue 21's targets for the server's CPU per request: to a baseline's, or absolute (µs). */
 const CPU_TARGETS: Record<string, { of: string; atMost: number } | { atMostMicros: number }> = {
@@ -222,6 +229,25 @@ function row(fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>): BenchRow 
   return { group: 'http', rps: null, p50_ms: null, p99_ms: null, baseline: null, ratio: null, target: null, met: null, note: '', ...fields };
 }
 
+/** The year's listing, all pages of 100 one after the other by one client, WALKS times: its row. */
+async function walkTheYear(call: Call, server: ChildProcess): Promise<BenchRow> {
+  const yearItems = await walk(call, `/events?${YEAR_RANGE}&per_page=100`);
+  server.send({ type: 'profile', name: 'GET /v1/events, a year, all pages' });
+  const listing = await measureSequential(WALKS, () => walk(call, `/events?${YEAR_RANGE}&per_page=100`));
+  console.log(
+    `${YEAR_WALK.padEnd(66)} ${listing.rps.toFixed(0).padStart(6)} walks/s p50 ${listing.p50.toFixed(2).padStart(6)} ms   p99 ${listing.p99.toFixed(2).padStart(7)} ms`,
+  );
+  return row({
+    operation: YEAR_WALK,
+    rps: listing.rps,
+    p50_ms: listing.p50,
+    p99_ms: listing.p99,
+    target: 'p99 < 50 ms',
+    met: listing.p99 < 50,
+    note: `${yearItems} entries in 6 requests, ${WALKS} times; req/s counts walks`,
+  });
+}
+
 // ---------------------------------------------------------------- the run
 
 const dataDir = mkdtempSync(join(tmpdir(), 'convene-bench-'));
@@ -262,10 +288,13 @@ try {
   const call = jsonCaller(url, tokens.access_token);
   const { json: me } = await call('GET', '/users/me');
   const { json: room } = await call('POST', '/rooms', { enable_sip: false });
-  console.log("seeding the events benchmark's data …");
-  const seedStarted = Date.now();
-  const { dailyId } = await seedEvents(call);
-  console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  let dailyId = '';
+  if (withEvents) {
+    console.log("seeding the events benchmark's data …");
+    const seedStarted = Date.now();
+    ({ dailyId } = await seedEvents(call));
+    console.log(`seeded in ${((Date.now() - seedStarted) / 1000).toFixed(1)} s`);
+  }
 
   // the baselines' data: the same database, or a copy of PGlite's directory each, made while Convene is stopped
   const baselineData = (name: string) => {
@@ -306,8 +335,8 @@ try {
       note: `one query and a ticket into the ${redis ? 'Redis' : 'in-process'} signaling store`,
     },
     { label: 'POST /v1/auth/login', server, target: post('/auth/login', json, loginBody), note: "an ID token's signature check and the user's upsert" },
-    { label: 'GET /v1/events (a year, first page of 30)', server, target: get(`/events?${YEAR_RANGE}`), note: "the events benchmark's user" },
-    { label: 'GET /v1/events/{id}/instances (first page of 30)', server, target: get(`/events/${dailyId}/instances`), note: 'a daily series over 10 years' },
+    { label: YEAR_PAGE, server, target: get(`/events?${YEAR_RANGE}`), note: "the events benchmark's user" },
+    { label: INSTANCES_PAGE, server, target: get(`/events/${dailyId}/instances`), note: 'a daily series over 10 years' },
     {
       label: NAMED_BASELINE,
       server: namedServer,
@@ -325,7 +354,7 @@ try {
 
   const allBaseline = new Series();
   const measured: { operation: (typeof operations)[number]; series: Series; ratio: number }[] = [];
-  for (const operation of operations.filter(({ label }) => onlyOperations.some((only) => label.includes(only)) || isBaseline(label))) {
+  for (const operation of operations.filter(({ label }) => selected(label) || isBaseline(label))) {
     operation.server.send({ type: 'profile', name: operation.label });
     await runOn(operation, WARM_UP_SECONDS);
     const series = new Series();
@@ -346,13 +375,7 @@ try {
     if (verdict) console.log(`  ${operation.label}: ${verdict}`);
   }
 
-  const yearItems = await walk(call, `/events?${YEAR_RANGE}&per_page=100`);
-  server.send({ type: 'profile', name: 'GET /v1/events, a year, all pages' });
-  const listing = await measureSequential(WALKS, () => walk(call, `/events?${YEAR_RANGE}&per_page=100`));
-  const listingLabel = 'GET /v1/events, a year: all 6 pages of 100, one client';
-  console.log(
-    `${listingLabel.padEnd(66)} ${listing.rps.toFixed(0).padStart(6)} walks/s p50 ${listing.p50.toFixed(2).padStart(6)} ms   p99 ${listing.p99.toFixed(2).padStart(7)} ms`,
-  );
+  const yearWalk = withEvents ? await walkTheYear(call, server) : undefined;
   await Promise.all([server, plainServer, namedServer, jsonServer].map(stop));
 
   emitRow(
@@ -383,17 +406,7 @@ try {
       }),
     );
   }
-  emitRow(
-    row({
-      operation: listingLabel,
-      rps: listing.rps,
-      p50_ms: listing.p50,
-      p99_ms: listing.p99,
-      target: 'p99 < 50 ms',
-      met: listing.p99 < 50,
-      note: `${yearItems} entries in 6 requests, ${WALKS} times; req/s counts walks`,
-    }),
-  );
+  if (yearWalk) emitRow(yearWalk);
   console.log(
     `\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's)`,
   );
