@@ -150,12 +150,12 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       const caller = await resolveCaller(route.security, req.get('authorization'), auth, source);
       checkBody(req, route);
       const json = route.body?.mediaType === 'application/json';
-      rejectUnstorableText({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
+      const query = req.query as Record<string, unknown>; // express parses the query string on each read of req.query
+      rejectUnstorableText({ ...match.params, ...query }, json ? req.body : undefined);
       const valid = validator.validate(validator.operation(route.operationId), {
-        method: route.method,
-        path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
+        params: match.params,
         headers: req.headers,
-        query: req.query,
+        query,
         body: json ? req.body : undefined, // raw bytes are the handler's to check, not the schema's
       });
       const handler = handlers[route.operationId] as Handler<OperationId>;
