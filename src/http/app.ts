@@ -74,26 +74,71 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   // of events is 124 KB) only to compare it with an If-None-Match no client sends.
   app.set('etag', false);
 
+  // One middleware for what every request gets (each Express layer costs a request its matching)
+  const logRequest = requestLogger(logger, { accessLog: config.logging.access_log });
+  const corsHeaders = corsMiddleware(config.cors.origins);
   app.use((req, res, next) => {
     // every answer: a browser must not sniff an error body or an upload into HTML
     res.setHeader('x-content-type-options', 'nosniff');
-    const incoming = req.get('x-request-id');
-    const id = incoming && REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const incoming = req.headers['x-request-id'];
+    const id = typeof incoming === 'string' && REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.locals.requestId = id;
     res.setHeader('x-request-id', id);
-    next();
+    logRequest(req, res, () => corsHeaders(req, res, next));
   });
-  app.use(requestLogger(logger, { accessLog: config.logging.access_log }));
-  const origins = config.cors.origins;
-  app.use(
-    cors({
-      origin: origins.includes('*') ? '*' : origins,
-      methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
-      allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
-      exposedHeaders: ['Link', 'x-request-id', 'Retry-After', 'WWW-Authenticate'],
-      maxAge: 600,
-    }),
-  );
+
+  // The contract's operations before the other paths, which a request of the contract need not be
+  // matched against (none of them is a path of the contract); a request of none goes on to them.
+  const parseJson = express.json({ limit: config.http.body_limit_bytes, type: ['application/json', 'application/*+json'] });
+  // uploads (assets) arrive as raw bytes; their own, larger limit is the assets configuration's
+  const parseRaw = express.raw({ limit: config.assets.max_upload_bytes, type: 'application/octet-stream' });
+  app.use((req: Request, res: Response, next: NextFunction) => {
+    const match = matchRoute(routes.table, req.method, req.path);
+    if (!match.route) {
+      res.locals.match = match;
+      return next();
+    }
+    const route = match.route;
+    noStore(res);
+    const answer = () => answerOperation(req, res, route, match.params).catch(next);
+    // a body parsed only for an operation that takes one: a body sent to any other is ignored (Node
+    // discards it), rather than answered 413 or 415, which its contract lacks
+    if (!route.body) return void answer();
+    // Express's req and res are Node's IncomingMessage and ServerResponse, their prototypes extended
+    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above
+    parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, (rawErr?: unknown) => (rawErr ? next(rawErr) : void answer()))));
+  });
+
+  // counted from here, once the body is in: a body that does not parse is not counted (nor was it before)
+  const answerOperation = async (req: Request, res: Response, route: Route, params: Record<string, string>) => {
+    const started = process.hrtime.bigint();
+    res.once('finish', () => {
+      metrics.observeRequest(route.operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+    });
+    // the source of failed invite codes: req.ip honours `[http] trust_proxy`
+    const caller = await resolveCaller(route.security, req.headers.authorization, auth, () => req.ip ?? req.socket.remoteAddress ?? 'unknown');
+    checkBody(req, route);
+    const json = route.body?.mediaType === 'application/json';
+    const query = req.query as Record<string, unknown>; // express parses the query string on each read of req.query
+    rejectUnstorableText({ ...params, ...query }, json ? req.body : undefined);
+    const valid = validator.validate(validator.operation(route.operationId), {
+      params,
+      headers: req.headers,
+      query,
+      body: json ? req.body : undefined, // raw bytes are the handler's to check, not the schema's
+    });
+    const handler = handlers[route.operationId] as Handler<OperationId>;
+    const reply = await handler({
+      operationId: route.operationId,
+      params: canonicalIds(valid.params) as never,
+      query: valid.query,
+      body: req.body as never, // JSON validated above (defaults filled in place); raw bytes as sent
+      caller,
+      requestId: res.locals.requestId as string,
+      req,
+    });
+    send(res, reply);
+  };
 
   // closed but to the networks `[metrics] allow` names, judged by the socket's peer (a proxy in front
   // would otherwise let everyone through); others get the 404 of a path that does not exist
@@ -106,69 +151,19 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
   app.use(docsRouter(openapiDocument));
   for (const extra of options.extraRouters ?? []) app.use(extra.path, extra.router);
 
-  const parseJson = express.json({ limit: config.http.body_limit_bytes, type: ['application/json', 'application/*+json'] });
-  // uploads (assets) arrive as raw bytes; their own, larger limit is the assets configuration's
-  const parseRaw = express.raw({ limit: config.assets.max_upload_bytes, type: 'application/octet-stream' });
-  // Routing first, and a body parsed only for an operation that takes one: a body sent to any
-  // other is ignored (Node discards it), rather than answered 413 or 415, which its contract lacks.
-  app.use((req: Request, res: Response, next: NextFunction) => {
-    // answers carry passwords, pins, tickets, invite codes, streaming keys and TURN credentials, and
-    // are the caller's own: no browser or shared cache may keep any of them (the contract declares
-    // it where a secret is carried; every operation's answer, errors too, carries it)
-    res.setHeader('cache-control', 'no-store');
-    const match = matchRoute(routes.table, req.method, req.path);
-    res.locals.match = match;
-    if (!match.route?.body) return next();
-    // Express's req and res are Node's IncomingMessage and ServerResponse, their prototypes extended
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-class-instance-assignment -- see above
-    parseJson(req, res, (err?: unknown) => (err ? next(err) : parseRaw(req, res, next)));
-  });
-
-  app.use(async (req: Request, res: Response, next: NextFunction) => {
+  // a path of no operation (nor of the others above): 404, or 405 with the methods it has
+  app.use((req: Request, res: Response) => {
+    noStore(res);
     const started = process.hrtime.bigint();
-    let operationId = 'unmatched';
     res.once('finish', () => {
-      metrics.observeRequest(operationId, req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
+      metrics.observeRequest('unmatched', req.method, res.statusCode, Number(process.hrtime.bigint() - started) / 1e9);
     });
-    try {
-      const match = res.locals.match as ReturnType<typeof matchRoute>;
-      if (!match.route) {
-        if (match.allowed.length > 0) {
-          res.setHeader('allow', match.allowed.join(', '));
-          throw errors.methodNotAllowed(req.method, req.path);
-        }
-        throw errors.routeNotFound(req.method, req.path);
-      }
-      const route = match.route;
-      operationId = route.operationId;
-
-      // the source of failed invite codes: req.ip honours `[http] trust_proxy`
-      const source = req.ip ?? req.socket.remoteAddress ?? 'unknown';
-      const caller = await resolveCaller(route.security, req.get('authorization'), auth, source);
-      checkBody(req, route);
-      const json = route.body?.mediaType === 'application/json';
-      rejectUnstorableText({ ...match.params, ...(req.query as object) }, json ? req.body : undefined);
-      const valid = validator.validate(validator.operation(route.operationId), {
-        method: route.method,
-        path: route.template.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(match.params[name] ?? '')),
-        headers: req.headers,
-        query: req.query,
-        body: json ? req.body : undefined, // raw bytes are the handler's to check, not the schema's
-      });
-      const handler = handlers[route.operationId] as Handler<OperationId>;
-      const reply = await handler({
-        operationId: route.operationId,
-        params: canonicalIds(valid.params) as never,
-        query: valid.query,
-        body: req.body as never, // JSON validated above (defaults filled in place); raw bytes as sent
-        caller,
-        requestId: res.locals.requestId as string,
-        req,
-      });
-      send(res, reply);
-    } catch (err) {
-      next(err);
+    const match = res.locals.match as { allowed: string[] };
+    if (match.allowed.length > 0) {
+      res.setHeader('allow', match.allowed.join(', '));
+      throw errors.methodNotAllowed(req.method, req.path);
     }
+    throw errors.routeNotFound(req.method, req.path);
   });
 
   app.use((err: unknown, req: Request, res: Response, _next: NextFunction) => {
@@ -188,7 +183,7 @@ export async function createHttpApp(options: HttpAppOptions): Promise<HttpApp> {
       return;
     }
     for (const [name, value] of Object.entries(appError.headers)) res.setHeader(name, value);
-    res.status(appError.status).type('application/json').send(JSON.stringify(appError.body));
+    sendJson(res.status(appError.status), JSON.stringify(appError.body));
   });
 
   return { app, warmUp: () => validator.warmUp() };
@@ -238,8 +233,63 @@ function send(res: Response, reply: ReplyShape): void {
   } else if (reply.status === 204 || reply.body === undefined) {
     res.end();
   } else {
-    res.type('application/json').send(JSON.stringify(reply.body));
+    sendJson(res, JSON.stringify(reply.body));
   }
+}
+
+/**
+ * Answers a JSON text as express's `res.type('application/json').send(text)` does, byte for byte,
+ * without its per-answer work (content-type parsing and formatting, mime lookup) where that comes to
+ * the same: a 2xx or 4xx/5xx answer to a request that asks for no conditional answer.
+ */
+function sendJson(res: Response, text: string): void {
+  const { req } = res;
+  const conditional = req.headers['if-none-match'] !== undefined || req.headers['if-modified-since'] !== undefined;
+  const plain = res.statusCode !== 204 && res.statusCode !== 205 && res.statusCode !== 304;
+  if (conditional || !plain || res.getHeader('transfer-encoding') !== undefined) {
+    res.type('application/json').send(text);
+    return;
+  }
+  res.setHeader('Content-Type', 'application/json; charset=utf-8');
+  res.setHeader('Content-Length', String(Buffer.byteLength(text)));
+  if (req.method === 'HEAD') res.end();
+  else res.end(text, 'utf8');
+}
+
+/**
+ * Answers carry passwords, pins, tickets, invite codes, streaming keys and TURN credentials, and are
+ * the caller's own: no browser or shared cache may keep any of them (the contract declares it where
+ * a secret is carried; every operation's answer, errors too, carries it).
+ */
+function noStore(res: Response): void {
+  res.setHeader('cache-control', 'no-store');
+}
+
+/**
+ * CORS as the `cors` package answers it: an actual request with any origin allowed gets its two
+ * fixed headers here, without the package's per-request option merging; preflights and a list of
+ * origins go through the package.
+ */
+function corsMiddleware(origins: string[]): (req: Request, res: Response, next: NextFunction) => void {
+  const exposedHeaders = ['Link', 'x-request-id', 'Retry-After', 'WWW-Authenticate'];
+  const anyOrigin = origins.includes('*');
+  const full = cors({
+    origin: anyOrigin ? '*' : origins,
+    methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
+    allowedHeaders: ['authorization', 'content-type', 'x-request-id'],
+    exposedHeaders,
+    maxAge: 600,
+  });
+  const exposed = exposedHeaders.join(',');
+  return (req, res, next) => {
+    if (!anyOrigin || req.method === 'OPTIONS') {
+      full(req, res, next);
+      return;
+    }
+    res.setHeader('Access-Control-Allow-Origin', '*');
+    res.setHeader('Access-Control-Expose-Headers', exposed);
+    next();
+  };
 }
 
 /** A request body must come as the media type the operation declares; a required one must come at all. */

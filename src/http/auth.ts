@@ -39,14 +39,24 @@ export interface AuthDeps {
 /** Three base64url segments (a JWS compact serialisation); an invite code (a UUID) never has dots. */
 const JWT_SHAPE = /^[A-Za-z0-9_-]+\.[A-Za-z0-9_-]+\.[A-Za-z0-9_-]*$/;
 
-/** `source`: the client's address, against which failed invite codes count. */
+/** The schemes of an operation's `security`, once per operation (its requirements are fixed at start). */
+const schemesOfSecurity = new WeakMap<SecurityRequirement[], ReadonlySet<string>>();
+
+function schemesOf(security: SecurityRequirement[] | undefined): ReadonlySet<string> {
+  if (!security) return new Set();
+  let schemes = schemesOfSecurity.get(security);
+  if (!schemes) schemesOfSecurity.set(security, (schemes = new Set(security.flatMap((req) => Object.keys(req)))));
+  return schemes;
+}
+
+/** `source`: the client's address, against which failed invite codes count; read only for an invite code. */
 export async function resolveCaller(
   security: SecurityRequirement[] | undefined,
   authorization: string | undefined,
   deps: AuthDeps,
-  source = 'unknown',
+  source: string | (() => string) = 'unknown',
 ): Promise<Caller> {
-  const schemes = new Set((security ?? []).flatMap((req) => Object.keys(req)));
+  const schemes = schemesOf(security);
   if (schemes.size === 0) return { kind: 'anonymous' };
   if (!authorization) throw errors.missingAuthorization();
 
@@ -69,8 +79,8 @@ export async function resolveCaller(
 }
 
 /** A malformed, unknown, inactive or expired code is 401 alike: a caller learns nothing about which. */
-async function guest(code: string, source: string, deps: AuthDeps): Promise<Caller> {
-  const invite = await deps.invites.admitGuest(code, source);
+async function guest(code: string, source: string | (() => string), deps: AuthDeps): Promise<Caller> {
+  const invite = await deps.invites.admitGuest(code, typeof source === 'string' ? source : source());
   if (!invite) throw errors.unauthorized('Authentication failed', 'The invite code is invalid, inactive or expired');
   return { kind: 'guest', inviteCode: invite.code, roomId: invite.roomId };
 }

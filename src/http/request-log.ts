@@ -13,9 +13,10 @@ import type { Logger } from '../logger.js';
 export class RequestLog {
   private child: Logger | undefined;
 
+  /** `bindings` is called once, when the first line is logged: a request that logs nothing builds none. */
   constructor(
     private readonly logger: Logger,
-    private readonly bindings: object,
+    private readonly bindings: () => object,
   ) {}
 
   debug(details: object, message: string): void {
@@ -35,7 +36,7 @@ export class RequestLog {
   }
 
   private get(): Logger {
-    return (this.child ??= this.logger.child(this.bindings));
+    return (this.child ??= this.logger.child(this.bindings()));
   }
 }
 
@@ -63,15 +64,14 @@ export function loggedUrl(url: string): string {
 export function requestLogger(logger: Logger, { accessLog }: { accessLog: boolean }) {
   return (req: Request, res: Response, next: NextFunction): void => {
     const started = Date.now();
-    // read now: a mounted router rewrites req.url while it runs
-    const log = new RequestLog(logger, { req: { id: res.locals.requestId as string, method: req.method, url: loggedUrl(req.originalUrl) } });
+    // originalUrl, not url: a mounted router rewrites req.url while it runs
+    const log = new RequestLog(logger, () => ({ req: { id: res.locals.requestId as string, method: req.method, url: loggedUrl(req.originalUrl) } }));
     req.log = log;
     res.log = log;
     res.once('finish', () => {
-      const details = { res: { statusCode: res.statusCode }, responseTime: Date.now() - started };
-      if (res.statusCode >= 500) log.error(details, 'request errored');
-      else if (accessLog) log.info(details, 'request completed');
-      else log.debug(details, 'request completed');
+      const level = res.statusCode >= 500 ? 'error' : accessLog ? 'info' : 'debug';
+      if (!logger.isLevelEnabled(level)) return;
+      log[level]({ res: { statusCode: res.statusCode }, responseTime: Date.now() - started }, level === 'error' ? 'request errored' : 'request completed');
     });
     next();
   };

@@ -5,7 +5,7 @@
  * 400 `validation_failed`. Unknown query parameters are ignored, as unknown body fields are; what
  * the schema admits but PostgreSQL cannot take (a `urn:uuid:` id) is refused; text it cannot hold, in app.ts.
  */
-import type { ErrorObject } from 'ajv';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import { Ajv2020 } from 'ajv/dist/2020.js';
 import addFormats from 'ajv-formats';
 import { OpenAPIBackend, type Operation, type Request } from 'openapi-backend';
@@ -20,7 +20,7 @@ class OpenApi31Backend extends OpenAPIBackend {
 }
 
 /** The coerced path parameters and query; a JSON body is validated where it lies (Ajv fills its defaults in place). */
-interface ValidatedRequest {
+export interface ValidatedRequest {
   params: Record<string, unknown>;
   query: Record<string, unknown>;
 }
@@ -33,10 +33,28 @@ export interface RequestValidator {
    * the server starts with lazy compilation and warms up right after it listens.
    */
   warmUp(): Promise<void>;
+  /** `params`: the path parameters as the route table decoded them; `body`: a parsed JSON body, else undefined. */
   validate(
     operation: Operation,
-    request: { method: string; path: string; headers: Record<string, string | string[] | undefined>; query: Record<string, unknown>; body: unknown },
+    request: { params: Record<string, string>; headers: Record<string, string | string[] | undefined>; query: Record<string, unknown>; body: unknown },
   ): ValidatedRequest;
+}
+
+/** One operation's compiled validators and what its parameters need before they run. */
+interface OperationPlan {
+  validators: ValidateFunction[];
+  /** Path parameter names, in the template's order. */
+  pathNames: string[];
+  queryNames: Set<string>;
+  /** Header parameters are coerced in place: they get a copy of the request's headers. */
+  copyHeaders: boolean;
+  /**
+   * A parameter openapi-backend reshapes before validating (a query parameter that is an array, not
+   * exploded or JSON content; a cookie): that operation goes through its validateRequest. The
+   * contract has none today.
+   */
+  reshaped: boolean;
+  declaredFields: DeclaredFields | undefined;
 }
 
 export async function createRequestValidator(definition: object): Promise<RequestValidator> {
@@ -61,16 +79,11 @@ export async function createRequestValidator(definition: object): Promise<Reques
   });
   await backend.init();
   const operations = new Map(backend.router.getOperations().map((op) => [op.operationId!, op]));
-  const declaredFields = new Map<string, DeclaredFields | undefined>();
-  const declaredFieldsOf = (op: Operation) => {
-    if (!declaredFields.has(op.operationId!)) declaredFields.set(op.operationId!, bodyFieldsRule(definition, op));
-    return declaredFields.get(op.operationId!);
-  };
-  const queryNames = new Map<string, Set<string>>();
-  const queryNamesOf = (op: Operation) => {
-    let names = queryNames.get(op.operationId!);
-    if (!names) queryNames.set(op.operationId!, (names = declaredQueryNames(op)));
-    return names;
+  const plans = new Map<string, OperationPlan>();
+  const planOf = (op: Operation) => {
+    let plan = plans.get(op.operationId!);
+    if (!plan) plans.set(op.operationId!, (plan = planOperation(definition, op, backend.validator.getRequestValidatorsForOperation(op.operationId!))));
+    return plan;
   };
 
   return {
@@ -80,21 +93,74 @@ export async function createRequestValidator(definition: object): Promise<Reques
       return op;
     },
     async warmUp() {
-      for (const operationId of operations.keys()) {
-        backend.validator.getRequestValidatorsForOperation(operationId);
+      for (const operation of operations.values()) {
+        planOf(operation);
         await new Promise((resolve) => setImmediate(resolve));
       }
     },
     validate(operation, request) {
-      const query = declaredOnly(request.query, queryNamesOf(operation));
-      const result = backend.validator.validateRequest({ ...request, query } as Request, operation);
-      if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
-      requireDeclaredFields(declaredFieldsOf(operation), request.body);
-      return {
-        params: result.coerced?.params ?? {},
-        query: (result.coerced?.query as Record<string, unknown> | undefined) ?? {},
-      };
+      const plan = planOf(operation);
+      const valid = plan.reshaped ? validateThroughBackend(backend, operation, plan, request) : validateWithPlan(plan, request);
+      requireDeclaredFields(plan.declaredFields, request.body);
+      return valid;
     },
+  };
+}
+
+function planOperation(definition: object, op: Operation, validators: ValidateFunction[]): OperationPlan {
+  // openapi-backend has dereferenced every parameter by now
+  const parameters = (op.parameters ?? []) as { in?: string; name: string; explode?: boolean; content?: unknown; schema?: { type?: unknown } }[];
+  // what its parseRequest and validateRequest rewrite: JSON content, non-exploded lists, a single value of an array
+  const reshapedQuery = (p: (typeof parameters)[number]) => p.in === 'query' && (p.content !== undefined || p.explode === false || p.schema?.type === 'array');
+  return {
+    validators,
+    pathNames: [...op.path.matchAll(/\{([^}]+)\}/g)].map((m) => m[1]!),
+    queryNames: declaredQueryNames(op),
+    copyHeaders: parameters.some((p) => p.in === 'header'),
+    reshaped: parameters.some((p) => p.in === 'cookie' || reshapedQuery(p)),
+    declaredFields: bodyFieldsRule(definition, op),
+  };
+}
+
+/**
+ * What openapi-backend's validateRequest does for an operation without reshaped parameters, less
+ * its per-request parsing (lodash copies of headers and query, cookie parsing, the path template
+ * matched again): the object its compiled validators read, built from what routing already has,
+ * and its validators run in its order, their errors collected as it collects them.
+ */
+function validateWithPlan(plan: OperationPlan, request: Parameters<RequestValidator['validate']>[1]): ValidatedRequest {
+  const path: Record<string, string> = {};
+  // openapi-backend read the parameters from the path as sent, still percent-encoded: handlers get them so
+  for (const name of plan.pathNames) path[name] = encodeURIComponent(request.params[name] ?? '');
+  const parameters: Record<string, unknown> = {
+    path,
+    query: declaredOnly(request.query, plan.queryNames),
+    header: plan.copyHeaders ? { ...request.headers } : request.headers,
+    cookie: {},
+  };
+  if (request.body !== undefined) parameters.requestBody = request.body;
+  let failures: ErrorObject[] | undefined;
+  for (const validate of plan.validators) {
+    if (!validate(parameters)) (failures ??= []).push(...(validate.errors ?? []));
+  }
+  if (failures) throw errors.validationFailed(toFieldErrors(failures));
+  return { params: path, query: parameters.query as Record<string, unknown> };
+}
+
+/** The general way, for an operation whose parameters openapi-backend reshapes. */
+function validateThroughBackend(
+  backend: OpenAPIBackend,
+  operation: Operation,
+  plan: OperationPlan,
+  { params, headers, query, body }: Parameters<RequestValidator['validate']>[1],
+): ValidatedRequest {
+  const path = operation.path.replace(/\{([^}]+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+  const request = { method: operation.method, path, headers, query: declaredOnly(query, plan.queryNames), body };
+  const result = backend.validator.validateRequest(request as Request, operation);
+  if (!result.valid) throw errors.validationFailed(toFieldErrors(result.errors ?? []));
+  return {
+    params: result.coerced?.params ?? {},
+    query: (result.coerced?.query as Record<string, unknown> | undefined) ?? {},
   };
 }
 
@@ -157,7 +223,10 @@ function declaredQueryNames(op: Operation): Set<string> {
  */
 function declaredOnly(query: Record<string, unknown>, names: Set<string>): Record<string, unknown> {
   const kept: Record<string, unknown> = {};
-  for (const name of names) if (Object.hasOwn(query, name)) kept[name] = query[name];
+  for (const name of names) {
+    // a copy of a repeated parameter's array: the validators coerce in place
+    if (Object.hasOwn(query, name)) kept[name] = Array.isArray(query[name]) ? [...(query[name] as unknown[])] : query[name];
+  }
   return kept;
 }
 
