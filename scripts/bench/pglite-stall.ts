@@ -40,6 +40,8 @@ try {
   async function phase(label: string, work: () => Promise<unknown>): Promise<void> {
     const loop = monitorEventLoopDelay({ resolution: 10 });
     loop.enable();
+    // its first sample only sets a starting time: a query blocking before it would go unseen
+    await new Promise((resolve) => setTimeout(resolve, 30));
     const answers: number[] = [];
     let done = false;
     const prober = (async () => {
@@ -55,6 +57,8 @@ try {
     const took = performance.now() - started;
     done = true;
     await prober;
+    // the loop's sampling timer, held up by a blocking query, fires once it is free: its sample counts
+    await new Promise((resolve) => setTimeout(resolve, 50));
     loop.disable();
     answers.sort((a, b) => a - b);
     const ms = (value: number | undefined) => `${(value ?? NaN).toFixed(1).padStart(7)} ms`;
