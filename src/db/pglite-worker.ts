@@ -16,8 +16,6 @@ export interface PGliteThreadOptions {
   dataDir?: string;
   /** A dumped data directory to start from (in memory). */
   loadDataDir?: Blob;
-  /** PGlite's WebAssembly, compiled once by the main thread for all its instances. */
-  wasmModule?: WebAssembly.Module;
 }
 
 /** Messages of the main thread to this one. */
@@ -32,7 +30,6 @@ const options = workerData as PGliteThreadOptions;
 const pglite = await PGlite.create({
   ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
-  ...(options.wasmModule ? { pgliteWasmModule: options.wasmModule } : {}),
 });
 
 /** Everything PGlite does, one after the other: it is one session. */
