@@ -125,9 +125,13 @@ class Framer {
   }
 }
 
+/** A message's length (its own four bytes included), or undefined while they have not all come. */
 function lengthAt(bytes: Uint8Array, offset: number): number | undefined {
   if (bytes.byteLength < offset + 4) return undefined;
-  return new DataView(bytes.buffer, bytes.byteOffset + offset, 4).getInt32(0);
+  const length = new DataView(bytes.buffer, bytes.byteOffset + offset, 4).getInt32(0);
+  // pg never sends one; cutting on would go wrong from here on (the thread ends, the database is down)
+  if (length < 4) throw new Error(`a protocol message of length ${length}`);
+  return length;
 }
 
 function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
