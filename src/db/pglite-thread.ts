@@ -5,7 +5,10 @@
  * socket (HTTP, signaling) until it ended, and under load the queries' CPU queued behind requests'
  * and requests' behind queries'. In its own thread it runs beside them.
  */
+import { readFile } from 'node:fs/promises';
+import { createRequire } from 'node:module';
 import { Duplex } from 'node:stream';
+import { pathToFileURL } from 'node:url';
 import { MessageChannel, Worker, type MessagePort } from 'node:worker_threads';
 
 import type { FromPGliteThread, PGliteThreadOptions, ToPGliteThread } from './pglite-worker.js';
@@ -20,8 +23,21 @@ export interface PGliteThread {
 /** The worker's script: the TypeScript source where this module is one (tsx, vitest), else the compiled one. */
 const workerScript = new URL(import.meta.url.endsWith('.ts') ? './pglite-worker.ts' : './pglite-worker.js', import.meta.url);
 
+/**
+ * PGlite's WebAssembly, compiled once per process: a compiled module crosses to a thread without
+ * being compiled again, where each thread would otherwise compile its own (seconds of CPU: the
+ * tests open many databases, the CLI's commands one each).
+ */
+let compiledPGlite: Promise<unknown> | undefined;
+function pgliteWasm(): Promise<unknown> {
+  const wasm = new URL('./pglite.wasm', pathToFileURL(createRequire(import.meta.url).resolve('@electric-sql/pglite')));
+  const { WebAssembly } = globalThis as unknown as { WebAssembly: { compile(bytes: Uint8Array): Promise<unknown> } };
+  compiledPGlite ??= readFile(wasm).then((bytes) => WebAssembly.compile(bytes));
+  return compiledPGlite;
+}
+
 export async function startPGliteThread(options: PGliteThreadOptions, onFailure?: (err: Error) => void): Promise<PGliteThread> {
-  const worker = new Worker(workerScript, { workerData: options });
+  const worker = new Worker(workerScript, { workerData: { ...options, wasmModule: await pgliteWasm() } satisfies PGliteThreadOptions });
   const exited = new Promise<void>((resolve) => worker.once('exit', () => resolve()));
   await started(worker);
 

@@ -16,6 +16,8 @@ export interface PGliteThreadOptions {
   dataDir?: string;
   /** A dumped data directory to start from (in memory). */
   loadDataDir?: Blob;
+  /** PGlite's WebAssembly.Module, compiled by the main thread (the build's types have no WebAssembly). */
+  wasmModule?: unknown;
 }
 
 /** Messages of the main thread to this one. */
@@ -30,6 +32,7 @@ const options = workerData as PGliteThreadOptions;
 const pglite = await PGlite.create({
   ...(options.dataDir ? { dataDir: options.dataDir } : {}),
   ...(options.loadDataDir ? { loadDataDir: options.loadDataDir } : {}),
+  ...(options.wasmModule ? { pgliteWasmModule: options.wasmModule } : {}),
 });
 
 /** Everything PGlite does, one after the other: it is one session. */
