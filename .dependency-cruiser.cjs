@@ -9,8 +9,11 @@
 /** The two transports, which stand side by side and which nothing below them may know. */
 const TRANSPORTS = '^src/(http|signaling)/';
 
-/** What starts the service: the `convene` command and `node dist/src/main.js` (`convene serve`). */
-const ENTRY_POINTS = '^src/(cli/index|main)[.]ts$';
+/**
+ * What starts the service: the `convene` command and `node dist/src/main.js` (`convene serve`); and
+ * the embedded database's thread, which src/db/pglite-thread.ts starts by its path.
+ */
+const ENTRY_POINTS = '^src/(cli/index|main|db/pglite-worker)[.]ts$';
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 module.exports = {
@@ -142,7 +145,8 @@ module.exports = {
       name: 'src-reached-from-an-entry',
       comment:
         'Every module of src/ is reached from an entry point (src/cli/index.ts, the `convene` command; ' +
-        'src/main.ts, `convene serve` by path): one that is not is dead code or a missing wire. ' +
+        'src/main.ts, `convene serve` by path; src/db/pglite-worker.ts, a thread started by path): one that ' +
+        'is not is dead code or a missing wire. ' +
         'Stronger than an orphan check, which misses dead modules that import something.',
       severity: 'error',
       from: { path: ENTRY_POINTS },

@@ -98,6 +98,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     options.database ??
     (await openDatabase(config.database, {
       onIdleError: (err) => logger.warn({ err }, 'an idle database connection failed; the next query reconnects'),
+      onEmbeddedFailure: (err) => logger.error({ err }, 'the embedded database failed: it stays down (503, not ready) until Convene restarts'),
     }));
   let closeShared: SharedState['close'] | undefined;
   try {

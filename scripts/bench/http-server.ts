@@ -6,9 +6,20 @@
 //
 // Forked by http.bench.ts; answers `{type: 'ready', url}` over IPC and stops on `{type: 'close'}`.
 // `{type: 'profile', name}` profiles the operation that follows, with BENCH_CPU_PROF (profiler.ts).
+// `{type: 'loop-delay'}` answers the event loop's delay since the previous one (`LoopDelay`): how
+// long a timer due now waited, i.e. how long the loop was kept from every socket.
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config/load.js';
 import { createConvene } from '../../src/server.js';
 import { startProfile, stopProfile } from './profiler.js';
+
+/** The event loop's delay over a span, ms (perf_hooks.monitorEventLoopDelay, sampled every 10 ms). */
+export interface LoopDelay {
+  type: 'loop-delay';
+  p50: number;
+  p99: number;
+  max: number;
+}
 
 if (!process.send) throw new Error('forked by http.bench.ts (with an IPC channel)');
 const send = process.send.bind(process);
@@ -27,6 +38,8 @@ const config = loadConfig({
 const convene = await createConvene(config);
 const { port } = await convene.listen();
 await convene.warmUp();
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+loopDelay.enable();
 send({ type: 'ready', url: `http://127.0.0.1:${port}` });
 
 let closing: Promise<void> | undefined;
@@ -39,5 +52,10 @@ function shutDown(): Promise<void> {
 process.on('message', (message: { type: string; name?: string }) => {
   if (message.type === 'close') void shutDown();
   if (message.type === 'profile') void startProfile(message.name ?? 'profile');
+  if (message.type === 'loop-delay') {
+    const ms = (ns: number) => ns / 1e6;
+    send({ type: 'loop-delay', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } satisfies LoopDelay);
+    loopDelay.reset();
+  }
 });
 process.on('disconnect', () => void shutDown());

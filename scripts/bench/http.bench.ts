@@ -21,11 +21,12 @@
 //   - and the named-statement and JSON baselines.
 // Each gets a warm-up, then BENCH_SECONDS of load in ROUNDS runs that alternate with as many runs
 // on the baseline: the machine is shared, and whatever else it does then falls on both sides of a
-// ratio. Last, a year of events, all pages of 100 followed one after the other by one client
-// (p99 target). Each note gives the server's CPU time per request (user + system, from /proc), and
-// the end of the output compares those of the operations with the baselines' (issue 21's targets:
-// a single-query GET at most 1.5× the named-statement baseline's, a request without a query at
-// most 2× the JSON baseline's, a login at most 1 ms).
+// ratio. The server's event-loop delay (http-server.ts) is taken over each operation's measured runs
+// (p99 and max, the worst run's). Last, a year of events, all pages of 100 followed one after the
+// other by one client (p99 target). Each note gives the server's CPU time per request (user +
+// system, from /proc), and the end of the output compares those of the operations with the
+// baselines' (issue 21's targets: a single-query GET at most 1.5× the named-statement baseline's, a
+// request without a query at most 2× the JSON baseline's, a login at most 1 ms).
 // Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
 // a quick try; BENCH_OPERATION=<substring>[,<substring>…] for only the operations under load whose
 // name contains one of them, the baselines always, and the events' data and year walk only when an
@@ -45,6 +46,7 @@ import { loadConfig } from '../../src/config/load.js';
 import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
 import { emitRow, type BenchRow } from './bench-row.js';
 import { benchEventCount, jsonCaller, measureSequential, seedEvents, seedMoreEvents, walk, YEAR_RANGE, type Call } from './events-data.js';
+import type { LoopDelay } from './http-server.js';
 import type { LoadRequest, LoadResult } from './load.js';
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
@@ -92,6 +94,19 @@ function ready(child: ChildProcess, label: string): Promise<string> {
       child.off('exit', onExit);
       resolve(message.url);
     });
+  });
+}
+
+/** The Convene server's event-loop delay since the previous call (which this one restarts). */
+function loopDelayOf(server: ChildProcess): Promise<LoopDelay> {
+  return new Promise((resolve) => {
+    const onMessage = (message: { type: string }) => {
+      if (message.type !== 'loop-delay') return;
+      server.off('message', onMessage);
+      resolve(message as LoopDelay);
+    };
+    server.on('message', onMessage);
+    server.send({ type: 'loop-delay' });
   });
 }
 
@@ -162,6 +177,7 @@ class Series {
   private requests = 0;
   readonly latencies: number[] = [];
   errors = 0;
+  private loopDelay: { p99: number; max: number } | undefined;
 
   add(result: LoadResult, cpuSeconds: number | undefined): void {
     this.seconds += result.seconds;
@@ -185,10 +201,19 @@ class Series {
     return this.cpu === undefined ? undefined : (this.cpu * 1e6) / this.requests;
   }
 
-  /** The server's CPU per request, and the timeouts, for the row's note. */
+  /** The event loop's delay over one run: the series keeps the worst run's p99 and max. */
+  addLoopDelay({ p99, max }: LoopDelay): void {
+    this.loopDelay = { p99: Math.max(p99, this.loopDelay?.p99 ?? 0), max: Math.max(max, this.loopDelay?.max ?? 0) };
+  }
+
+  loopNote(): string {
+    return this.loopDelay ? `; event loop delay p99 ${this.loopDelay.p99.toFixed(1)} ms, max ${this.loopDelay.max.toFixed(1)} ms` : '';
+  }
+
+  /** The server's CPU per request, the event loop's delay, and the timeouts, for the row's note. */
   note(): string {
     const cpu = this.cpuMicros === undefined ? '' : `; server CPU ${this.cpuMicros.toFixed(0)} µs/request`;
-    return `${cpu}${this.errors > 0 ? `; ${this.errors} timeouts or errors` : ''}`;
+    return `${cpu}${this.loopNote()}${this.errors > 0 ? `; ${this.errors} timeouts or errors` : ''}`;
   }
 }
 
@@ -382,12 +407,15 @@ try {
     await runOn(operation, WARM_UP_SECONDS);
     const series = new Series();
     const alongside = new Series();
+    const convene = operation.server === server;
     for (let round = 0; round < ROUNDS; round++) {
+      if (convene) await loopDelayOf(server);
       await runOn(operation, SECONDS / ROUNDS, series);
+      if (convene) series.addLoopDelay(await loopDelayOf(server));
       await runOn(baseline, SECONDS / ROUNDS, alongside, allBaseline);
     }
     const ratio = series.rps / alongside.rps;
-    console.log(`${describe(operation.label, series)}   ${ratio.toFixed(2)}× the baseline beside it (${alongside.rps.toFixed(0)} req/s)`);
+    console.log(`${describe(operation.label, series)}   ${ratio.toFixed(2)}× the baseline beside it (${alongside.rps.toFixed(0)} req/s)${series.loopNote()}`);
     measured.push({ operation, series, ratio });
   }
   console.log(describe(BASELINE, allBaseline));

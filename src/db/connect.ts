@@ -1,8 +1,9 @@
 /**
  * Opens the database: Kysely over a `pg` pool when a URL is configured, otherwise over embedded
- * PGlite, persisted under `<data_dir>/pglite` (or in memory), reached through pg as well (PGlite's
- * node-postgres adapter). One driver for both: the same value types (the parsers below), so code
- * and tests cannot tell them apart, and the hot queries of prepared.ts as named statements.
+ * PGlite, persisted under `<data_dir>/pglite` (or in memory), in a thread of its own
+ * (pglite-thread.ts) and reached through pg as well, over the wire protocol as a server is. One
+ * driver for both: the same value types (the parsers below), so code and tests cannot tell them
+ * apart, and the hot queries of prepared.ts as named statements.
  *
  * PGlite is one session: its pool has one connection, handed to one query or transaction at a time
  * (toolchain gotcha 19: without that, a write from outside an open transaction ran inside it and
@@ -12,11 +13,12 @@
 import { closeSync, mkdirSync, openSync, readFileSync, unlinkSync, writeSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { PGlite, type PGliteOptions } from '@electric-sql/pglite';
-import { createPgConfig } from '@electric-sql/pglite/node-postgres';
 import { Kysely, PostgresDialect, sql } from 'kysely';
 import pg from 'pg';
 
 import type { Config } from '../config/schema.js';
+import { startPGliteThread, type PGliteThread } from './pglite-thread.js';
+import type { PGliteThreadOptions } from './pglite-worker.js';
 import { statementNameOf } from './prepared.js';
 import type { DB } from './schema.js';
 
@@ -36,6 +38,11 @@ export interface Database {
 export interface OpenDatabaseOptions {
   /** Errors of idle pool connections (server restarted, network gone); the next query reconnects. */
   onIdleError?: (err: Error) => void;
+  /**
+   * The embedded database's thread failed (PGlite crashed): the database stays down, every query
+   * fails as with a server gone, until the process restarts.
+   */
+  onEmbeddedFailure?: (err: Error) => void;
 }
 
 const OID = { INT8: 20, DATE: 1082, INTERVAL: 1186 } as const;
@@ -58,7 +65,7 @@ const typeParsers: Record<number, (text: string) => unknown> = {
 
 export async function openDatabase(cfg: Config['database'], options: OpenDatabaseOptions = {}): Promise<Database> {
   if (cfg.url) return openPostgres(cfg.url, cfg.max_connections, cfg.query_timeout_ms, options);
-  if (cfg.in_memory) return pgliteDatabase(await createPGlite());
+  if (cfg.in_memory) return openPGlite({}, { onFailure: options.onEmbeddedFailure });
 
   const lock = lockDataDir(cfg.data_dir);
   try {
@@ -68,7 +75,7 @@ export async function openDatabase(cfg: Config['database'], options: OpenDatabas
     // the data directory (through to the OS) before it answers, so a killed process loses nothing it
     // acknowledged (test/faults/process-kill.test.ts); a power cut may. Keep synchronous_commit on:
     // with it off, that test lost every acknowledged write.
-    return pgliteDatabase(await createPGlite({ dataDir }), async () => lock.release());
+    return await openPGlite({ dataDir }, { onFailure: options.onEmbeddedFailure, onClose: async () => lock.release() });
   } catch (err) {
     lock.release();
     throw err;
@@ -154,29 +161,45 @@ function openPostgres(url: string, max: number, queryTimeoutMs: number, options:
   return { db, dialect: 'postgres', ...observed(pool, tally), ping: () => ping(db), close: once(() => db.destroy()) };
 }
 
-/** A PGlite instance with Convene's type parsers (for its own queries); in memory unless `dataDir` is given. */
+/** A PGlite instance in this thread with Convene's type parsers (for its own queries); in memory unless `dataDir` is given. */
 export function createPGlite(options: PGliteOptions = {}): Promise<PGlite> {
   return PGlite.create({ ...options, parsers: { ...typeParsers, ...options.parsers } });
 }
 
+/** Hooks of an embedded database: `onClose` runs once it is closed; `onFailure` hears of its thread's crash. */
+export interface PGliteHooks {
+  onClose?: () => Promise<void>;
+  onFailure?: ((err: Error) => void) | undefined;
+}
+
+/** Embedded PGlite in a thread of its own (pglite-thread.ts): in memory, on `dataDir`, or loaded from a dump (`loadDataDir`). */
+export async function openPGlite(options: PGliteThreadOptions = {}, hooks: PGliteHooks = {}): Promise<Database> {
+  return pgliteDatabase(await startPGliteThread(options, hooks.onFailure), hooks.onClose);
+}
+
 /**
- * Wraps a PGlite instance (made by `createPGlite`); closing it closes the instance, then runs
- * `onClose`. Kysely reaches it through pg and PGlite's node-postgres adapter, as it reaches a
- * server: the same parsers, and the prepared queries as named statements, which PGlite's own
- * `query()` cannot send (it parses, describes and plans every query anew: the room-access query
- * cost 290 µs of CPU that way and 100 µs named, measured here). One connection that is never
- * dropped for idleness, as PGlite is one session.
+ * The database of a PGlite thread; closing it ends the thread, then runs `onClose`. Kysely
+ * reaches it through pg, as it reaches a server: the same parsers, and the prepared queries as
+ * named statements, which PGlite's own `query()` cannot send (it parses, describes and plans every
+ * query anew: the room-access query cost 290 µs of CPU that way and 100 µs named, measured here).
+ * One connection that is never dropped for idleness, as PGlite is one session.
  */
-export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): Database {
+export function pgliteDatabase(thread: PGliteThread, onClose?: () => Promise<void>): Database {
   const tally: ErrorTally = { count: 0 };
   const pool = new pg.Pool({
-    // eslint-disable-next-line @typescript-eslint/no-misused-spread -- a plain pool config is wanted: its own fields, not its prototype
-    ...createPgConfig(pglite),
+    // PGlite takes the startup packet's user and database as they are; any password
+    stream: () => thread.connect(),
+    user: 'postgres',
+    database: 'postgres',
+    password: 'postgres',
     Client: preparingClient(tally),
     max: 1,
     idleTimeoutMillis: 0,
     types: pgTypes,
   });
+  // as on a server: a connection the thread drops (it crashed) fails its query, not the process
+  pool.on('error', () => {});
+  pool.on('connect', (client) => client.on('error', () => {}));
   const db = new Kysely<DB>({ dialect: new PostgresDialect({ pool }) });
   return {
     db,
@@ -186,8 +209,7 @@ export function pgliteDatabase(pglite: PGlite, onClose?: () => Promise<void>): D
     close: once(async () => {
       try {
         await db.destroy();
-        // the adapter leaves the instance open: it belongs to the caller
-        if (!pglite.closed) await pglite.close();
+        await thread.close();
       } finally {
         await onClose?.();
       }

@@ -3,8 +3,8 @@
  *
  * - With `DATABASE_URL`: a fresh database `convene_test_<random>` on that server, migrated, and
  *   dropped on close, so test files running in parallel never see each other's rows.
- * - Otherwise: PGlite in memory. A cold PGlite start with initdb takes 3–5 s (gotcha 20), loading a
- *   dumped data directory under 1 s. So the migrated template is built once and dumped; later
+ * - Otherwise: PGlite in memory, in a thread of its own as the server runs it. A cold PGlite start
+ *   with initdb takes 3–5 s (gotcha 20), loading a dumped data directory under 1 s. So the migrated template is built once and dumped; later
  *   databases of the process load that dump. The dump is also kept on disk, keyed by the migration
  *   sources (every file under src/db/migrations/ and src/db/migrate.ts, which lists those that run)
  *   and the PGlite and Kysely versions, so the next test file (a new process) skips the cold start
@@ -17,12 +17,11 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, statSync, writeFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { PGlite } from '@electric-sql/pglite';
 import { Kysely, sql } from 'kysely';
 import { PGliteDialect } from 'kysely-pglite-dialect';
 import pg from 'pg';
 
-import { createPGlite, openDatabase, pgliteDatabase, type Database } from '../../src/db/connect.js';
+import { createPGlite, openDatabase, openPGlite, type Database } from '../../src/db/connect.js';
 import { migrateToLatest } from '../../src/db/migrate.js';
 
 export interface TestDatabase {
@@ -105,25 +104,31 @@ async function onServer(url: string, statement: string): Promise<void> {
 /** The dumped, migrated template of this process (see the header). */
 let template: Promise<Blob> | undefined;
 
+/** PGlite in its thread (as the server runs it), loaded from the template. */
 async function embeddedDatabase(): Promise<Database> {
-  if (template) return pgliteDatabase(await createPGlite({ loadDataDir: await template }));
-  const built = buildTemplate();
-  template = built.then(({ dump }) => dump);
-  // the instance the template was made from is as good as a copy of it
-  return pgliteDatabase((await built).pglite);
+  return openPGlite({ loadDataDir: await embeddedTemplate() });
 }
 
-async function buildTemplate(): Promise<{ pglite: PGlite; dump: Blob }> {
+/** The migrated template's dump, to start PGlite from (`loadDataDir`). */
+export function embeddedTemplate(): Promise<Blob> {
+  template ??= buildTemplate();
+  return template;
+}
+
+async function buildTemplate(): Promise<Blob> {
   const cacheFile = templateCacheFile();
   const cached = readCache(cacheFile);
-  if (cached) return { pglite: await createPGlite({ loadDataDir: cached }), dump: cached };
+  if (cached) return cached;
 
   const pglite = await createPGlite();
-  // not destroyed: that would close the instance, which the caller gets
-  await migrateToLatest(new Kysely({ dialect: new PGliteDialect(pglite) }));
-  const dump = await pglite.dumpDataDir('none');
-  await writeCache(cacheFile, dump);
-  return { pglite, dump };
+  try {
+    await migrateToLatest(new Kysely({ dialect: new PGliteDialect(pglite) }));
+    const dump = await pglite.dumpDataDir('none');
+    await writeCache(cacheFile, dump);
+    return dump;
+  } finally {
+    await pglite.close();
+  }
 }
 
 /** Where the template of the checkout at `root` is kept: a name that changes with whatever decides its schema. */
