@@ -15,6 +15,7 @@ import { migrateToLatest, migrations } from '../../src/db/migrate.js';
 import * as eventSpans from '../../src/db/migrations/2026_11_27_0001_event_spans.js';
 import * as eventSpanClass from '../../src/db/migrations/2026_11_29_0001_event_span_class.js';
 import type { DB } from '../../src/db/schema.js';
+import { NO_TIMES } from '../../src/domain/events/event-times.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
 let testDb: TestDatabase;
@@ -279,18 +280,7 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
     const user = await insertUser();
     const spanned = async (span: { span_start: Date | null; span_end: Date | null }, timeIndependent = false) => {
       const { event } = await insertEvent(user.id);
-      const times = timeIndependent
-        ? {
-            is_time_independent: true,
-            is_all_day: null,
-            starts_at: null,
-            starts_at_tz: null,
-            ends_at: null,
-            ends_at_tz: null,
-            duration_secs: null,
-            recurrence_pattern: [],
-          }
-        : {};
+      const times = timeIndependent ? { is_time_independent: true, ...NO_TIMES } : {};
       await db
         .updateTable('events')
         .set({ ...times, ...span })

@@ -176,6 +176,14 @@ export const noRoomEntry = new Proxy({} as RoomEntryService, {
   },
 });
 
+/**
+ * Every module, as the signaling server builds them, for tests whose participants never join: in-
+ * process stores and no room entry service (a module that asks for one fails loudly).
+ */
+export function modulesWithoutRoomEntry(deps: Pick<ModuleDeps, 'config' | 'bus' | 'hubs' | 'scheduler' | 'logger'>): ReturnType<typeof createSignalingModules> {
+  return createSignalingModules({ ...deps, roomEntry: noRoomEntry, stores: createRoomStores() });
+}
+
 export class ModuleTester {
   readonly scheduler: FakeScheduler;
   readonly bus: SignalingBus;

@@ -14,14 +14,12 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { Connection } from '../../../src/signaling/connection.js';
-import { createSignalingModules } from '../../../src/signaling/modules/index.js';
 import type { SignalingModule } from '../../../src/signaling/modules/module.js';
 import { RoomHubs } from '../../../src/signaling/room-hub.js';
-import { createRoomStores } from '../../../src/signaling/room-stores.js';
 import { systemScheduler } from '../../../src/signaling/scheduler.js';
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { SignalingClient } from '../../support/signaling-client.js';
-import { noRoomEntry } from '../../support/module-tester.js';
+import { modulesWithoutRoomEntry } from '../../support/module-tester.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -62,15 +60,7 @@ async function connection(echo: SignalingModule) {
   const logger = pino({ level: 'silent' });
   const bus = createLocalBus(logger);
   const scheduler = systemScheduler();
-  const real = createSignalingModules({
-    config: config.signaling,
-    roomEntry: noRoomEntry,
-    stores: createRoomStores(),
-    bus,
-    hubs: () => hubs,
-    scheduler,
-    logger,
-  });
+  const real = modulesWithoutRoomEntry({ config: config.signaling, bus, hubs: () => hubs, scheduler, logger });
   const byNamespace = new Map(real.byNamespace).set('echo', echo);
   const hubs = new RoomHubs(bus, byNamespace, logger);
   const signalingStore = createLocalSignalingStore();

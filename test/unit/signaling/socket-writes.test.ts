@@ -15,14 +15,12 @@ import { loadConfig } from '../../../src/config/load.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { Connection } from '../../../src/signaling/connection.js';
-import { createSignalingModules } from '../../../src/signaling/modules/index.js';
 import { RoomHubs } from '../../../src/signaling/room-hub.js';
-import { createRoomStores } from '../../../src/signaling/room-stores.js';
 import type { Scheduler } from '../../../src/signaling/scheduler.js';
 import { holdForTurn, textFrame } from '../../../src/signaling/socket-writes.js';
 import { createLocalSignalingStore } from '../../../src/signaling/store/local.js';
 import { SignalingClient } from '../../support/signaling-client.js';
-import { noRoomEntry } from '../../support/module-tester.js';
+import { modulesWithoutRoomEntry } from '../../support/module-tester.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -141,15 +139,7 @@ describe('room events through the hub', () => {
     let nowMs = Date.parse('2026-11-22T09:00:00.000Z');
     const scheduler: Scheduler = { now: () => nowMs++, at: () => () => undefined };
     // the participants never join: no module reads the database
-    const modules = createSignalingModules({
-      config: config.signaling,
-      roomEntry: noRoomEntry,
-      stores: createRoomStores(),
-      bus,
-      hubs: () => hubs,
-      scheduler,
-      logger,
-    });
+    const modules = modulesWithoutRoomEntry({ config: config.signaling, bus, hubs: () => hubs, scheduler, logger });
     const hubs = new RoomHubs(bus, modules.byNamespace, logger);
     const signalingStore = createLocalSignalingStore();
     cleanups.push(() => signalingStore.close());
