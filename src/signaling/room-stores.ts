@@ -1,6 +1,6 @@
 /**
  * The stores of the rooms' state that the modules keep (membership, waiting room, room settings,
- * chat, timer), chosen here once for all of them: in Redis when instances share state, otherwise in
+ * chat, timer, media), chosen here once for all of them: in Redis when instances share state, otherwise in
  * this process. Modules receive the stores, never Redis; a test may give two instances one store.
  */
 import type { Redis } from 'ioredis';
@@ -8,6 +8,9 @@ import type { InstanceLiveness } from '../redis/instance-liveness.js';
 import type { ChatStore } from './modules/chat/chat-store.js';
 import { createLocalChatStore } from './modules/chat/chat-store.local.js';
 import { createRedisChatStore } from './modules/chat/chat-store.redis.js';
+import type { MediaStore } from './modules/media/media-store.js';
+import { createLocalMediaStore } from './modules/media/media-store.local.js';
+import { createRedisMediaStore } from './modules/media/media-store.redis.js';
 import type { TimerStore } from './modules/timer/timer-store.js';
 import { createLocalTimerStore } from './modules/timer/timer-store.local.js';
 import { createRedisTimerStore } from './modules/timer/timer-store.redis.js';
@@ -27,6 +30,7 @@ export interface RoomStores {
   settings: RoomSettingsStore;
   chat: ChatStore;
   timer: TimerStore;
+  media: MediaStore;
 }
 
 /** `liveness`: with `redis`, this instance, named as the host of the records it adds (crash cleanup). */
@@ -38,6 +42,7 @@ export function createRoomStores(redis?: Redis, liveness?: InstanceLiveness): Ro
       settings: createLocalRoomSettingsStore(),
       chat: createLocalChatStore(),
       timer: createLocalTimerStore(),
+      media: createLocalMediaStore(),
     };
   }
   return {
@@ -46,5 +51,6 @@ export function createRoomStores(redis?: Redis, liveness?: InstanceLiveness): Ro
     settings: createRedisRoomSettingsStore(redis),
     chat: createRedisChatStore(redis),
     timer: createRedisTimerStore(redis),
+    media: createRedisMediaStore(redis),
   };
 }
