@@ -309,6 +309,7 @@ export interface components {
                  */
                 id: string;
                 is_room_owner: boolean;
+                media?: components["schemas"]["MediaJoinData"];
                 /** @constant */
                 message: "join_success";
                 moderation?: components["schemas"]["ModerationJoinData"];
@@ -327,6 +328,7 @@ export interface components {
                 control: components["schemas"]["ParticipantControl"];
                 /** Format: uuid */
                 id: string;
+                media?: components["schemas"]["MediaPeerData"];
                 /** @constant */
                 message: "joined";
                 timer?: components["schemas"]["TimerPeerData"];
@@ -393,6 +395,7 @@ export interface components {
                 control: components["schemas"]["ParticipantControl"];
                 /** Format: uuid */
                 id: string;
+                media?: components["schemas"]["MediaPeerData"];
                 /** @constant */
                 message: "update";
                 timer?: components["schemas"]["TimerPeerData"];
@@ -461,6 +464,509 @@ export interface components {
          * @enum {string}
          */
         KickScope: "guests" | "users_and_guests" | "all";
+        "media.configure": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "configure";
+                configuration: {
+                    substream?: number;
+                    video?: boolean;
+                };
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /**
+                 * Format: uuid
+                 * @description The publishing participant's id.
+                 */
+                target: string;
+            };
+        };
+        "media.error": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @enum {string} */
+                error: "invalid_sdp_offer" | "handle_sdp_answer" | "invalid_candidate" | "invalid_end_of_candidates" | "invalid_request_offer" | "invalid_configure_request" | "permission_denied";
+                media_session_type?: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "error";
+                /**
+                 * Format: uuid
+                 * @description The publishing participant of the stream concerned.
+                 */
+                source?: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.force_mute_disabled": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                message: "force_mute_disabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.force_mute_enabled": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                allow_list: components["schemas"]["MediaParticipantIds"];
+                /** @constant */
+                message: "force_mute_enabled";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.grant_presenter_role": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "grant_presenter_role";
+                participant_ids: components["schemas"]["MediaParticipantIds"];
+            };
+        };
+        "media.media_status": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @enum {string} */
+                kind: "audio" | "video";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "media_status";
+                receiving: boolean;
+                /**
+                 * Format: uuid
+                 * @description The receiver's own id.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.moderator_disable_force_mute": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "moderator_disable_force_mute";
+            };
+        };
+        "media.moderator_enable_force_mute": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "moderator_enable_force_mute";
+                allow_list: components["schemas"]["MediaParticipantIds"];
+            };
+        };
+        "media.moderator_mute": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "moderator_mute";
+                force: boolean;
+                targets?: string | components["schemas"]["MediaParticipantIds"];
+            };
+        };
+        "media.presenter_granted": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                message: "presenter_granted";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.presenter_revoked": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                message: "presenter_revoked";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.presenter_role_granted": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                message: "presenter_role_granted";
+                participant_ids: components["schemas"]["MediaParticipantIds"];
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.presenter_role_revoked": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                message: "presenter_role_revoked";
+                participant_ids: components["schemas"]["MediaParticipantIds"];
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.publish": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "publish";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                sdp: components["schemas"]["MediaSdp"];
+                /**
+                 * Format: uuid
+                 * @description The sender's own participant id.
+                 */
+                target: string;
+            };
+        };
+        "media.publish_complete": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "publish_complete";
+                media_session_state: components["schemas"]["MediaSessionStateReport"];
+                media_session_type: components["schemas"]["MediaSessionType"];
+            };
+        };
+        "media.request_mute": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                force: boolean;
+                /**
+                 * Format: uuid
+                 * @description The moderator's participant id.
+                 */
+                issuer: string;
+                /** @constant */
+                message: "request_mute";
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.resubscribe": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "resubscribe";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /**
+                 * Format: uuid
+                 * @description The publishing participant's id.
+                 */
+                target: string;
+            };
+        };
+        "media.revoke_presenter_role": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "revoke_presenter_role";
+                participant_ids: components["schemas"]["MediaParticipantIds"];
+            };
+        };
+        "media.sdp_answer": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "sdp_answer";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                sdp: components["schemas"]["MediaSdp"];
+                /**
+                 * Format: uuid
+                 * @description The publishing participant's id.
+                 */
+                target: string;
+            };
+        };
+        "media.sdp_answer.event": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "sdp_answer";
+                sdp: string;
+                /**
+                 * Format: uuid
+                 * @description The receiver's own id.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.sdp_candidate": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "sdp_candidate";
+                candidate: {
+                    candidate: string;
+                    /** @description Ignored. */
+                    sdpMid?: string | null;
+                    sdpMLineIndex: number;
+                };
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /**
+                 * Format: uuid
+                 * @description The sender's own id (its publisher) or the publishing participant's (a subscription).
+                 */
+                target: string;
+            };
+        };
+        "media.sdp_candidate.event": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                candidate: {
+                    candidate: string;
+                    sdpMLineIndex: number;
+                };
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "sdp_candidate";
+                /**
+                 * Format: uuid
+                 * @description The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.sdp_end_of_candidates": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "sdp_end_of_candidates";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /**
+                 * Format: uuid
+                 * @description The sender's own id (its publisher) or the publishing participant's (a subscription).
+                 */
+                target: string;
+            };
+        };
+        "media.sdp_end_of_candidates.event": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "sdp_end_of_candidates";
+                /**
+                 * Format: uuid
+                 * @description The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.sdp_offer": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "sdp_offer";
+                sdp: string;
+                /**
+                 * Format: uuid
+                 * @description The publishing participant's id.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.speaker_updated": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                is_speaking: boolean;
+                /** @constant */
+                message: "speaker_updated";
+                /** Format: uuid */
+                participant: string;
+                /** Format: date-time */
+                updated_at: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.subscribe": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "subscribe";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /**
+                 * Format: uuid
+                 * @description The publishing participant's id.
+                 */
+                target: string;
+                /** @description Audio only; default false. */
+                without_video?: boolean;
+            };
+        };
+        "media.unpublish": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "unpublish";
+                media_session_type: components["schemas"]["MediaSessionType"];
+            };
+        };
+        "media.update_media_session": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "update_media_session";
+                media_session_state: components["schemas"]["MediaSessionStateReport"];
+                media_session_type: components["schemas"]["MediaSessionType"];
+            };
+        };
+        "media.update_speaking_state": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @constant */
+                action: "update_speaking_state";
+                is_speaking: boolean;
+            };
+        };
+        "media.webrtc_down": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "webrtc_down";
+                /**
+                 * Format: uuid
+                 * @description The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.webrtc_slow": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                /** @enum {string} */
+                direction: "upstream" | "downstream";
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "webrtc_slow";
+                /**
+                 * Format: uuid
+                 * @description The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        "media.webrtc_up": {
+            /** @constant */
+            namespace: "media";
+            payload: {
+                media_session_type: components["schemas"]["MediaSessionType"];
+                /** @constant */
+                message: "webrtc_up";
+                /**
+                 * Format: uuid
+                 * @description The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription.
+                 */
+                source: string;
+            };
+            timestamp: components["schemas"]["Timestamp"];
+        };
+        /** @description Whether a moderator switched force mute on (`moderator_enable_force_mute`): then only the participants of `allow_list` may switch their microphone on. */
+        MediaForceMute: {
+            /** @constant */
+            type: "disabled";
+        } | {
+            allow_list: components["schemas"]["MediaParticipantIds"];
+            /** @constant */
+            type: "enabled";
+        };
+        /**
+         * @description Under the `media` key of `join_success` when the room's tariff enables the media module (it does only when the server is configured with Janus, `[media] janus_urls`): whether the joining participant is a presenter, the speaking state of every participant that reported one with `update_speaking_state` while the room has been in use, and the room's force mute.
+         * @example {
+         *       "is_presenter": false,
+         *       "speakers": [
+         *         {
+         *           "participant": "7c9e6679-7425-40de-944b-e07fc1f90ae7",
+         *           "is_speaking": false,
+         *           "updated_at": "2026-05-04T09:29:40.000Z"
+         *         }
+         *       ],
+         *       "force_mute": {
+         *         "type": "disabled"
+         *       }
+         *     }
+         */
+        MediaJoinData: {
+            force_mute: components["schemas"]["MediaForceMute"];
+            is_presenter: boolean;
+            speakers: components["schemas"]["MediaSpeaker"][];
+        };
+        /** @description Participant ids, at most 1000. */
+        MediaParticipantIds: string[];
+        /**
+         * @description A participant's media, under the `media` key of a Participant when the room's tariff enables the media module (it does only when the server is configured with Janus, `[media] janus_urls`): the state of each stream it publishes (`video`, `screen`: absent while it does not publish that stream, and until its `publish_complete`), and whether a moderator made it a presenter (`grant_presenter_role`).
+         * @example {
+         *       "video": {
+         *         "audio": true,
+         *         "video": true
+         *       },
+         *       "is_presenter": false
+         *     }
+         */
+        MediaPeerData: {
+            is_presenter: boolean;
+            screen?: components["schemas"]["MediaSessionState"];
+            video?: components["schemas"]["MediaSessionState"];
+        };
+        /** @description A session description (SDP) as the browser writes it, at most 65536 characters: the default `[signaling] max_message_bytes` of a whole frame, so under the default a frame carrying a longer one is refused as `message_too_large` before its schema is read. */
+        MediaSdp: string;
+        /** @description A published stream's state as the others see it. */
+        MediaSessionState: {
+            audio: boolean;
+            video: boolean;
+        };
+        /** @description A stream's state as its publisher reports it: whether it sends audio and video. The reference's web app adds `video_settings`, its own quality setting (a number, −1 to 2); the server ignores it, whatever it is. */
+        MediaSessionStateReport: {
+            audio: boolean;
+            video: boolean;
+            /** @description Ignored: any JSON value. */
+            video_settings?: unknown;
+        };
+        /**
+         * @description Which of a participant's two streams: `video` (camera and microphone) or `screen` (a shared screen, with its audio when the browser captured any). A participant publishes at most one of each, and subscribes at most once to each of another participant's.
+         * @enum {string}
+         */
+        MediaSessionType: "video" | "screen";
+        /** @description Whether a participant speaks (as its client reports it), and when the server heard so. */
+        MediaSpeaker: {
+            is_speaking: boolean;
+            /** Format: uuid */
+            participant: string;
+            /** Format: date-time */
+            updated_at: string;
+        };
         /** @description How else to join or follow the meeting: an active, unexpired invite code of the room (the oldest; absent when there is none), the call-in number, id and PIN (absent without a `[call_in] tel` or a SIP configuration of the room), and the streams' public URLs. */
         MeetingDetails: {
             call_in?: {
@@ -635,6 +1141,7 @@ export interface components {
                 control: components["schemas"]["ParticipantControl"];
                 /** Format: uuid */
                 id: string;
+                media?: components["schemas"]["MediaPeerData"];
                 /** @constant */
                 message: "joined_waiting_room";
                 timer?: components["schemas"]["TimerPeerData"];
@@ -775,11 +1282,12 @@ export interface components {
             /** @description Moderators only. */
             waiting_room_participants?: components["schemas"]["Participant"][];
         };
-        /** @description Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module. */
+        /** @description Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module (`media`: present when the room's tariff enables the media module, which happens only when the server is configured with Janus, `[media] janus_urls`). */
         Participant: {
             control: components["schemas"]["ParticipantControl"];
             /** Format: uuid */
             id: string;
+            media?: components["schemas"]["MediaPeerData"];
             timer?: components["schemas"]["TimerPeerData"];
         };
         ParticipantControl: {
@@ -978,6 +1486,15 @@ export type ControlErrorDetails = components['schemas']['ControlErrorDetails'];
 export type ErrorBody = components['schemas']['ErrorBody'];
 export type EventInfo = components['schemas']['EventInfo'];
 export type KickScope = components['schemas']['KickScope'];
+export type MediaForceMute = components['schemas']['MediaForceMute'];
+export type MediaJoinData = components['schemas']['MediaJoinData'];
+export type MediaParticipantIds = components['schemas']['MediaParticipantIds'];
+export type MediaPeerData = components['schemas']['MediaPeerData'];
+export type MediaSdp = components['schemas']['MediaSdp'];
+export type MediaSessionState = components['schemas']['MediaSessionState'];
+export type MediaSessionStateReport = components['schemas']['MediaSessionStateReport'];
+export type MediaSessionType = components['schemas']['MediaSessionType'];
+export type MediaSpeaker = components['schemas']['MediaSpeaker'];
 export type MeetingDetails = components['schemas']['MeetingDetails'];
 export type ModerationJoinData = components['schemas']['ModerationJoinData'];
 export type Participant = components['schemas']['Participant'];
@@ -1041,6 +1558,72 @@ export type ControlUpdateEvent = components['schemas']['control.update'];
 export type EchoReplyEvent = components['schemas']['echo.reply'];
 /** echo.request: Any command; the server answers with the same payload. */
 export type EchoRequestCommand = components['schemas']['echo.request'];
+/** media.configure: A subscriber chooses what it receives of a stream; its video on or off, and its quality. */
+export type MediaConfigureCommand = components['schemas']['media.configure'];
+/** media.error: A media command failed; only the sender receives it. */
+export type MediaErrorEvent = components['schemas']['media.error'];
+/** media.force_mute_disabled: To everyone in the room, when a moderator switched force mute off. */
+export type MediaForceMuteDisabledEvent = components['schemas']['media.force_mute_disabled'];
+/** media.force_mute_enabled: To everyone in the room, when a moderator switched force mute on. */
+export type MediaForceMuteEnabledEvent = components['schemas']['media.force_mute_enabled'];
+/** media.grant_presenter_role: A moderator lets participants share their screens. */
+export type MediaGrantPresenterRoleCommand = components['schemas']['media.grant_presenter_role'];
+/** media.media_status: The media server started or stopped receiving a publisher's audio or video. */
+export type MediaMediaStatusEvent = components['schemas']['media.media_status'];
+/** media.moderator_disable_force_mute: A moderator switches force mute off; everyone may use their microphones again. */
+export type MediaModeratorDisableForceMuteCommand = components['schemas']['media.moderator_disable_force_mute'];
+/** media.moderator_enable_force_mute: A moderator switches force mute on; only the participants of `allow_list` may then use their microphones. */
+export type MediaModeratorEnableForceMuteCommand = components['schemas']['media.moderator_enable_force_mute'];
+/** media.moderator_mute: A moderator asks participants to mute their microphones. */
+export type MediaModeratorMuteCommand = components['schemas']['media.moderator_mute'];
+/** media.presenter_granted: To a participant a moderator made a presenter: it may share its screen. */
+export type MediaPresenterGrantedEvent = components['schemas']['media.presenter_granted'];
+/** media.presenter_revoked: To a participant whose presenter role a moderator revoked. */
+export type MediaPresenterRevokedEvent = components['schemas']['media.presenter_revoked'];
+/** media.presenter_role_granted: To the moderator who sent `grant_presenter_role`. */
+export type MediaPresenterRoleGrantedEvent = components['schemas']['media.presenter_role_granted'];
+/** media.presenter_role_revoked: To the moderator who sent `revoke_presenter_role`. */
+export type MediaPresenterRoleRevokedEvent = components['schemas']['media.presenter_role_revoked'];
+/** media.publish: A participant offers its camera and microphone (`video`) or its screen (`screen`) to the media server. */
+export type MediaPublishCommand = components['schemas']['media.publish'];
+/** media.publish_complete: A publisher's stream reaches the media server; its audio and video state, which the others then see. */
+export type MediaPublishCompleteCommand = components['schemas']['media.publish_complete'];
+/** media.request_mute: A moderator asks the receiver to mute its microphone (`moderator_mute`). */
+export type MediaRequestMuteEvent = components['schemas']['media.request_mute'];
+/** media.resubscribe: A subscriber asks for a new offer of a subscription it has, to restart ICE. */
+export type MediaResubscribeCommand = components['schemas']['media.resubscribe'];
+/** media.revoke_presenter_role: A moderator takes the presenter role back; a screen share of a participant who is no moderator ends. */
+export type MediaRevokePresenterRoleCommand = components['schemas']['media.revoke_presenter_role'];
+/** media.sdp_answer: A subscriber's answer to the `sdp_offer` of its subscription to `target`'s stream. */
+export type MediaSdpAnswerCommand = components['schemas']['media.sdp_answer'];
+/** media.sdp_answer.event: The media server's answer to a `publish`. */
+export type MediaSdpAnswerEvent = components['schemas']['media.sdp_answer.event'];
+/** media.sdp_candidate: One of the browser's ICE candidates, for a publisher or a subscription. */
+export type MediaSdpCandidateCommand = components['schemas']['media.sdp_candidate'];
+/** media.sdp_candidate.event: One of the media server's ICE candidates for a publisher or a subscription. */
+export type MediaSdpCandidateEvent = components['schemas']['media.sdp_candidate.event'];
+/** media.sdp_end_of_candidates: The browser has no more ICE candidates for a publisher or a subscription. */
+export type MediaSdpEndOfCandidatesCommand = components['schemas']['media.sdp_end_of_candidates'];
+/** media.sdp_end_of_candidates.event: The media server has no more ICE candidates for a publisher or a subscription. */
+export type MediaSdpEndOfCandidatesEvent = components['schemas']['media.sdp_end_of_candidates.event'];
+/** media.sdp_offer: The media server's offer for a subscription, in answer to `subscribe` or `resubscribe`. */
+export type MediaSdpOfferEvent = components['schemas']['media.sdp_offer'];
+/** media.speaker_updated: To everyone in the room, the speaker included, when a participant started or stopped speaking. */
+export type MediaSpeakerUpdatedEvent = components['schemas']['media.speaker_updated'];
+/** media.subscribe: A participant asks to receive another participant's stream; the answer is the media server's offer. */
+export type MediaSubscribeCommand = components['schemas']['media.subscribe'];
+/** media.unpublish: A publisher stops a stream. */
+export type MediaUnpublishCommand = components['schemas']['media.unpublish'];
+/** media.update_media_session: A publisher switches its audio or video on or off (its microphone muted, its camera off …). */
+export type MediaUpdateMediaSessionCommand = components['schemas']['media.update_media_session'];
+/** media.update_speaking_state: A participant's client reports that its user started or stopped speaking. */
+export type MediaUpdateSpeakingStateCommand = components['schemas']['media.update_speaking_state'];
+/** media.webrtc_down: The peer connection of a publisher or a subscription is gone; the server has let go of it. */
+export type MediaWebrtcDownEvent = components['schemas']['media.webrtc_down'];
+/** media.webrtc_slow: The media server sees packets lost on a publisher's or a subscription's connection. */
+export type MediaWebrtcSlowEvent = components['schemas']['media.webrtc_slow'];
+/** media.webrtc_up: The peer connection of a publisher or a subscription is up. */
+export type MediaWebrtcUpEvent = components['schemas']['media.webrtc_up'];
 /** moderation.accept: A moderator lets a participant in from the waiting room. */
 export type ModerationAcceptCommand = components['schemas']['moderation.accept'];
 /** moderation.accepted: To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */
@@ -1113,25 +1696,28 @@ export type TimerUpdatedReadyStatusEvent = components['schemas']['timer.updated_
 export type ChatCommand = ChatClearHistoryCommand | ChatDisableChatCommand | ChatEnableChatCommand | ChatSendMessageCommand | ChatSetLastSeenTimestampCommand;
 export type ControlCommand = ControlEnterRoomCommand | ControlGrantModeratorRoleCommand | ControlJoinCommand | ControlLowerHandCommand | ControlRaiseHandCommand | ControlRevokeModeratorRoleCommand;
 export type EchoCommand = EchoRequestCommand;
+export type MediaCommand = MediaConfigureCommand | MediaGrantPresenterRoleCommand | MediaModeratorDisableForceMuteCommand | MediaModeratorEnableForceMuteCommand | MediaModeratorMuteCommand | MediaPublishCommand | MediaPublishCompleteCommand | MediaResubscribeCommand | MediaRevokePresenterRoleCommand | MediaSdpAnswerCommand | MediaSdpCandidateCommand | MediaSdpEndOfCandidatesCommand | MediaSubscribeCommand | MediaUnpublishCommand | MediaUpdateMediaSessionCommand | MediaUpdateSpeakingStateCommand;
 export type ModerationCommand = ModerationAcceptCommand | ModerationBanCommand | ModerationChangeDisplayNameCommand | ModerationDebriefCommand | ModerationDisableRaiseHandsCommand | ModerationDisableWaitingRoomCommand | ModerationEnableRaiseHandsCommand | ModerationEnableWaitingRoomCommand | ModerationKickCommand | ModerationResetRaisedHandsCommand | ModerationSendToWaitingRoomCommand;
 export type TimerCommand = TimerStartCommand | TimerStopCommand | TimerUpdateReadyStatusCommand;
 
 export type ChatEvent = ChatChatDisabledEvent | ChatChatEnabledEvent | ChatErrorEvent | ChatHistoryClearedEvent | ChatMessageSentEvent;
 export type ControlEvent = ControlErrorEvent | ControlJoinBlockedEvent | ControlJoinSuccessEvent | ControlJoinedEvent | ControlLeftEvent | ControlRoleUpdatedEvent | ControlUpdateEvent;
 export type EchoEvent = EchoReplyEvent;
+export type MediaEvent = MediaErrorEvent | MediaForceMuteDisabledEvent | MediaForceMuteEnabledEvent | MediaMediaStatusEvent | MediaPresenterGrantedEvent | MediaPresenterRevokedEvent | MediaPresenterRoleGrantedEvent | MediaPresenterRoleRevokedEvent | MediaRequestMuteEvent | MediaSdpAnswerEvent | MediaSdpCandidateEvent | MediaSdpEndOfCandidatesEvent | MediaSdpOfferEvent | MediaSpeakerUpdatedEvent | MediaWebrtcDownEvent | MediaWebrtcSlowEvent | MediaWebrtcUpEvent;
 export type ModerationEvent = ModerationAcceptedEvent | ModerationBannedEvent | ModerationDebriefingStartedEvent | ModerationDisplayNameChangedEvent | ModerationErrorEvent | ModerationInWaitingRoomEvent | ModerationJoinedWaitingRoomEvent | ModerationKickedEvent | ModerationLeftWaitingRoomEvent | ModerationRaiseHandsDisabledEvent | ModerationRaiseHandsEnabledEvent | ModerationRaisedHandResetByModeratorEvent | ModerationSentToWaitingRoomEvent | ModerationSessionEndedEvent | ModerationWaitingRoomDisabledEvent | ModerationWaitingRoomEnabledEvent;
 export type TimerEvent = TimerErrorEvent | TimerStartedEvent | TimerStoppedEvent | TimerUpdatedReadyStatusEvent;
 
 /** Every command a client may send. */
-export type ClientCommand = ChatCommand | ControlCommand | EchoCommand | ModerationCommand | TimerCommand;
+export type ClientCommand = ChatCommand | ControlCommand | EchoCommand | MediaCommand | ModerationCommand | TimerCommand;
 /** Every event the server may send. */
-export type ServerEvent = ChatEvent | ControlEvent | EchoEvent | ModerationEvent | TimerEvent;
+export type ServerEvent = ChatEvent | ControlEvent | EchoEvent | MediaEvent | ModerationEvent | TimerEvent;
 
 /** namespace → action → frame type ("*": any action). */
 export interface CommandsByNamespace {
   chat: { "clear_history": ChatClearHistoryCommand; "disable_chat": ChatDisableChatCommand; "enable_chat": ChatEnableChatCommand; "send_message": ChatSendMessageCommand; "set_last_seen_timestamp": ChatSetLastSeenTimestampCommand };
   control: { "enter_room": ControlEnterRoomCommand; "grant_moderator_role": ControlGrantModeratorRoleCommand; "join": ControlJoinCommand; "lower_hand": ControlLowerHandCommand; "raise_hand": ControlRaiseHandCommand; "revoke_moderator_role": ControlRevokeModeratorRoleCommand };
   echo: { "*": EchoRequestCommand };
+  media: { "configure": MediaConfigureCommand; "grant_presenter_role": MediaGrantPresenterRoleCommand; "moderator_disable_force_mute": MediaModeratorDisableForceMuteCommand; "moderator_enable_force_mute": MediaModeratorEnableForceMuteCommand; "moderator_mute": MediaModeratorMuteCommand; "publish": MediaPublishCommand; "publish_complete": MediaPublishCompleteCommand; "resubscribe": MediaResubscribeCommand; "revoke_presenter_role": MediaRevokePresenterRoleCommand; "sdp_answer": MediaSdpAnswerCommand; "sdp_candidate": MediaSdpCandidateCommand; "sdp_end_of_candidates": MediaSdpEndOfCandidatesCommand; "subscribe": MediaSubscribeCommand; "unpublish": MediaUnpublishCommand; "update_media_session": MediaUpdateMediaSessionCommand; "update_speaking_state": MediaUpdateSpeakingStateCommand };
   moderation: { "accept": ModerationAcceptCommand; "ban": ModerationBanCommand; "change_display_name": ModerationChangeDisplayNameCommand; "debrief": ModerationDebriefCommand; "disable_raise_hands": ModerationDisableRaiseHandsCommand; "disable_waiting_room": ModerationDisableWaitingRoomCommand; "enable_raise_hands": ModerationEnableRaiseHandsCommand; "enable_waiting_room": ModerationEnableWaitingRoomCommand; "kick": ModerationKickCommand; "reset_raised_hands": ModerationResetRaisedHandsCommand; "send_to_waiting_room": ModerationSendToWaitingRoomCommand };
   timer: { "start": TimerStartCommand; "stop": TimerStopCommand; "update_ready_status": TimerUpdateReadyStatusCommand };
 }
@@ -1141,6 +1727,7 @@ export interface EventsByNamespace {
   chat: { "chat_disabled": ChatChatDisabledEvent; "chat_enabled": ChatChatEnabledEvent; "error": ChatErrorEvent; "history_cleared": ChatHistoryClearedEvent; "message_sent": ChatMessageSentEvent };
   control: { "error": ControlErrorEvent; "join_blocked": ControlJoinBlockedEvent; "join_success": ControlJoinSuccessEvent; "joined": ControlJoinedEvent; "left": ControlLeftEvent; "role_updated": ControlRoleUpdatedEvent; "update": ControlUpdateEvent };
   echo: { "*": EchoReplyEvent };
+  media: { "error": MediaErrorEvent; "force_mute_disabled": MediaForceMuteDisabledEvent; "force_mute_enabled": MediaForceMuteEnabledEvent; "media_status": MediaMediaStatusEvent; "presenter_granted": MediaPresenterGrantedEvent; "presenter_revoked": MediaPresenterRevokedEvent; "presenter_role_granted": MediaPresenterRoleGrantedEvent; "presenter_role_revoked": MediaPresenterRoleRevokedEvent; "request_mute": MediaRequestMuteEvent; "sdp_answer": MediaSdpAnswerEvent; "sdp_candidate": MediaSdpCandidateEvent; "sdp_end_of_candidates": MediaSdpEndOfCandidatesEvent; "sdp_offer": MediaSdpOfferEvent; "speaker_updated": MediaSpeakerUpdatedEvent; "webrtc_down": MediaWebrtcDownEvent; "webrtc_slow": MediaWebrtcSlowEvent; "webrtc_up": MediaWebrtcUpEvent };
   moderation: { "accepted": ModerationAcceptedEvent; "banned": ModerationBannedEvent; "debriefing_started": ModerationDebriefingStartedEvent; "display_name_changed": ModerationDisplayNameChangedEvent; "error": ModerationErrorEvent; "in_waiting_room": ModerationInWaitingRoomEvent; "joined_waiting_room": ModerationJoinedWaitingRoomEvent; "kicked": ModerationKickedEvent; "left_waiting_room": ModerationLeftWaitingRoomEvent; "raise_hands_disabled": ModerationRaiseHandsDisabledEvent; "raise_hands_enabled": ModerationRaiseHandsEnabledEvent; "raised_hand_reset_by_moderator": ModerationRaisedHandResetByModeratorEvent; "sent_to_waiting_room": ModerationSentToWaitingRoomEvent; "session_ended": ModerationSessionEndedEvent; "waiting_room_disabled": ModerationWaitingRoomDisabledEvent; "waiting_room_enabled": ModerationWaitingRoomEnabledEvent };
   timer: { "error": TimerErrorEvent; "started": TimerStartedEvent; "stopped": TimerStoppedEvent; "updated_ready_status": TimerUpdatedReadyStatusEvent };
 }

@@ -31,13 +31,16 @@ type Schema = Record<string, unknown>;
 type Direction = 'command' | 'event';
 
 export interface SignalingMessage {
-  /** Message id, `<namespace>.<action|message>` (e.g. `timer.start`). */
+  /**
+   * Message id, `<namespace>.<action|message>` (e.g. `timer.start`), with `.command` or `.event`
+   * after it when the namespace has a command and an event of that name (`media.sdp_answer.event`).
+   */
   id: string;
   direction: Direction;
   namespace: string;
   /** The `action` (commands) or `message` (events) it is dispatched on, or ANY_ACTION. */
   key: string;
-  /** Exported validator name, e.g. `validate_timer_start`. */
+  /** Exported validator name, e.g. `validate_timer_start` (`validate_media_sdp_answer_event`). */
   validator: string;
   /** Friendly type name, e.g. `TimerStartCommand`. */
   typeName: string;
@@ -135,11 +138,13 @@ export async function loadSignalingSpec(file = SPEC): Promise<SignalingSpec> {
     const namespace = (schema.properties as Record<string, Schema> | undefined)?.namespace?.const;
     if (typeof namespace !== 'string') throw new Error(`${id}: payload.namespace must be a const`);
     const key = dispatchKey(id, schema, direction);
-    const [idNamespace, name = ''] = id.split('.', 2);
-    if (idNamespace !== namespace || (key !== ANY_ACTION && name !== key)) {
-      throw new Error(`${id} must be named <namespace>.<${direction === 'command' ? 'action' : 'message'}> (${namespace}.${key})`);
+    // `.event`/`.command` tells apart a command and an event of the same name (media's `sdp_answer`)
+    const [idNamespace, name = '', suffix, ...rest] = id.split('.');
+    const tag = direction === 'command' ? 'action' : 'message';
+    if (idNamespace !== namespace || (key !== ANY_ACTION && name !== key) || (suffix !== undefined && suffix !== direction) || rest.length > 0) {
+      throw new Error(`${id} must be named <namespace>.<${tag}> or <namespace>.<${tag}>.${direction} (${namespace}.${key})`);
     }
-    const validator = `validate_${namespace}_${name}`;
+    const validator = `validate_${namespace}_${name}${suffix ? `_${suffix}` : ''}`;
     const typeName = `${pascal(namespace)}${pascal(name)}${direction === 'command' ? 'Command' : 'Event'}`;
     for (const ident of [validator, typeName]) if (!IDENTIFIER.test(ident)) throw new Error(`${id}: ${ident} is no identifier`);
     const slot = `${direction}:${namespace}:${key}`;

@@ -15,6 +15,10 @@ import {
   validate_control_join,
   validate_echo_reply,
   validate_echo_request,
+  validate_media_error,
+  validate_media_publish_complete,
+  validate_media_sdp_candidate,
+  validate_media_sdp_candidate_event,
   validate_moderation_error,
   validate_timer_error,
   validate_timer_start,
@@ -64,6 +68,47 @@ const ERROR_CODES = {
   timer: ['insufficient_permissions', 'invalid_duration', 'timer_already_running'],
 } as const;
 
+/** What the reference's 2024 web app sends and reads in the media namespace. */
+const MEDIA = {
+  commands: [
+    'publish',
+    'publish_complete',
+    'update_media_session',
+    'unpublish',
+    'subscribe',
+    'resubscribe',
+    'sdp_answer',
+    'sdp_candidate',
+    'sdp_end_of_candidates',
+    'configure',
+    'moderator_mute',
+    'moderator_enable_force_mute',
+    'moderator_disable_force_mute',
+    'grant_presenter_role',
+    'revoke_presenter_role',
+    'update_speaking_state',
+  ],
+  events: [
+    'sdp_answer',
+    'sdp_offer',
+    'sdp_candidate',
+    'sdp_end_of_candidates',
+    'webrtc_up',
+    'webrtc_down',
+    'media_status',
+    'webrtc_slow',
+    'request_mute',
+    'force_mute_enabled',
+    'force_mute_disabled',
+    'presenter_granted',
+    'presenter_revoked',
+    'presenter_role_granted',
+    'presenter_role_revoked',
+    'speaker_updated',
+    'error',
+  ],
+} as const;
+
 const validatorsByName = generated as unknown as Record<string, ValidateFunction | undefined>;
 const TS = '2026-05-04T09:30:00.000Z';
 const TIMER_ID = '3b241101-e2bb-4255-8caf-4136c566a962';
@@ -93,7 +138,7 @@ describe('examples of spec/asyncapi.yaml', () => {
   });
 
   it.each(examples)('$id example $name validates against its message schema', ({ id, payload }) => {
-    const validate = validatorsByName[`validate_${id.replace('.', '_')}`];
+    const validate = validatorsByName[`validate_${id.replaceAll('.', '_')}`];
     expect(validate, `no generated validator for ${id}`).toBeTypeOf('function');
     expectValid(validate!, payload);
 
@@ -151,9 +196,51 @@ describe("what the reference's 2024 web app sends and reads (issue 16) is in the
     expect(commandValidators.moderation!.change_display_name!({ ...rename, payload: { action: 'change_display_name', target: PARTICIPANT_ID } })).toBe(false);
   });
 
-  it('but no media namespace until the module is built (its commands are invalid_namespace)', () => {
-    expect(commandValidators).not.toHaveProperty('media');
-    expect(eventValidators).not.toHaveProperty('media');
+  it('media: every command the app sends and every event it reads', () => {
+    for (const action of MEDIA.commands) expect(commandValidators.media?.[action], action).toBeTypeOf('function');
+    for (const message of MEDIA.events) expect(eventValidators.media?.[message], message).toBeTypeOf('function');
+  });
+
+  it('media error: source and media_session_type exactly with invalid_request_offer and invalid_configure_request', () => {
+    const error = (payload: object) => validate_media_error({ namespace: 'media', timestamp: TS, payload: { message: 'error', ...payload } });
+    const stream = { source: PARTICIPANT_ID, media_session_type: 'video' };
+    for (const code of ['invalid_sdp_offer', 'handle_sdp_answer', 'invalid_candidate', 'invalid_end_of_candidates', 'permission_denied']) {
+      expect(error({ error: code }), code).toBe(true);
+      expect(error({ error: code, ...stream }), `${code} with a stream`).toBe(false);
+    }
+    for (const code of ['invalid_request_offer', 'invalid_configure_request']) {
+      expect(error({ error: code, ...stream }), code).toBe(true);
+      expect(error({ error: code }), `${code} without a stream`).toBe(false);
+    }
+    expect(error({ error: 'no_such_code' })).toBe(false);
+  });
+
+  it("media sdp_candidate: the browser's camelCase candidate in, sdpMLineIndex and candidate only out", () => {
+    const candidate = { sdpMid: null, sdpMLineIndex: 0, candidate: 'candidate:1 1 udp 2015363327 192.0.2.10 20012 typ host', usernameFragment: 'abcd' };
+    const command = (c: object) =>
+      validate_media_sdp_candidate({
+        namespace: 'media',
+        payload: { action: 'sdp_candidate', target: PARTICIPANT_ID, media_session_type: 'video', candidate: c },
+      });
+    expect(command(candidate)).toBe(true);
+    expect(command({ ...candidate, sdp_m_line_index: 0, sdpMLineIndex: undefined })).toBe(false);
+    expect(command({ ...candidate, candidate: 'x'.repeat(1025) })).toBe(false);
+    const event = (c: object) =>
+      validate_media_sdp_candidate_event({
+        namespace: 'media',
+        timestamp: TS,
+        payload: { message: 'sdp_candidate', source: PARTICIPANT_ID, media_session_type: 'video', candidate: c },
+      });
+    expect(event({ sdpMLineIndex: 0, candidate: candidate.candidate })).toBe(true);
+    expect(event({ sdpMid: '0', sdpMLineIndex: 0, candidate: candidate.candidate })).toBe(false);
+  });
+
+  it("media publish_complete: the app's video_settings (a number) is accepted and ignored", () => {
+    const frame = (state: object) =>
+      validate_media_publish_complete({ namespace: 'media', payload: { action: 'publish_complete', media_session_type: 'video', media_session_state: state } });
+    expect(frame({ audio: true, video: false, video_settings: 2 })).toBe(true);
+    expect(frame({ audio: true, video: false })).toBe(true);
+    expect(frame({ audio: true })).toBe(false);
   });
 });
 

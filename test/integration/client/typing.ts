@@ -27,8 +27,29 @@ export function commands(connection: SignalingConnection): void {
   connection.send('moderation', { action: 'join', display_name: 'Alice' });
   // @ts-expect-error a namespace the contract does not have
   connection.send('nope', { action: 'join' });
-  // @ts-expect-error no media module yet
-  connection.send('media', { action: 'publish' });
+
+  const peer = '7e9a1c3b-5d2f-4e84-a6b0-9c8d7e6f5a42';
+  connection.send('media', { action: 'publish', target: peer, media_session_type: 'video', sdp: 'v=0' });
+  connection.send('media', { action: 'publish_complete', media_session_type: 'video', media_session_state: { audio: true, video: true, video_settings: 2 } });
+  connection.send('media', {
+    action: 'sdp_candidate',
+    target: peer,
+    media_session_type: 'screen',
+    candidate: { sdpMid: '0', sdpMLineIndex: 0, candidate: 'candidate:1' },
+  });
+  connection.send('media', { action: 'configure', target: peer, media_session_type: 'video', configuration: { substream: 2 } });
+  connection.send('media', { action: 'moderator_mute', targets: [peer], force: true });
+  connection.send('media', { action: 'moderator_mute', force: false });
+  connection.send('media', { action: 'update_speaking_state', is_speaking: true });
+  // @ts-expect-error a publish needs its offer
+  connection.send('media', { action: 'publish', target: peer, media_session_type: 'video' });
+  // @ts-expect-error a stream is `video` or `screen`
+  connection.send('media', { action: 'unpublish', media_session_type: 'camera' });
+  const snakeCandidate = { sdp_m_line_index: 0, candidate: 'candidate:1' };
+  // @ts-expect-error the candidate's fields are the browser's camelCase ones
+  connection.send('media', { action: 'sdp_candidate', target: peer, media_session_type: 'video', candidate: snakeCandidate });
+  // @ts-expect-error there is no unsubscribe command
+  connection.send('media', { action: 'unsubscribe', target: peer, media_session_type: 'video' });
 
   connection.send('moderation', { action: 'enable_waiting_room' });
   connection.send('moderation', { action: 'disable_waiting_room' });
@@ -68,6 +89,18 @@ export async function events(connection: SignalingConnection): Promise<void> {
   // @ts-expect-error an error code the chat does not have
   if (chatError.payload.error === 'timer_already_running') void chatError;
 
+  const offer = await connection.next('media', 'sdp_offer');
+  const remote: [string, 'video' | 'screen', string] = [offer.payload.source, offer.payload.media_session_type, offer.payload.sdp];
+  const candidate = await connection.next('media', 'sdp_candidate');
+  const line: number = candidate.payload.candidate.sdpMLineIndex;
+  // @ts-expect-error the server never sends sdpMid
+  void candidate.payload.candidate.sdpMid;
+  const mediaError = await connection.next('media', 'error');
+  if (mediaError.payload.error === 'invalid_request_offer') void mediaError.payload.source;
+  // @ts-expect-error an error code the media module does not have
+  if (mediaError.payload.error === 'chat_disabled') void mediaError;
+  void [remote, line];
+
   const renamed = await connection.next('moderation', 'display_name_changed');
   const names: [string, string, string] = [renamed.payload.old_name, renamed.payload.new_name, renamed.payload.issued_by];
   await connection.next('moderation', 'waiting_room_disabled');
@@ -96,7 +129,9 @@ export async function events(connection: SignalingConnection): Promise<void> {
   const answer = await connection.join('Alice');
   if (answer.result === 'join_success') {
     const ids: string[] = answer.frame.payload.participants.map((participant) => participant.id);
-    void ids;
+    const presenting: boolean[] = answer.frame.payload.participants.map((participant) => participant.media?.screen !== undefined);
+    const forceMute: 'enabled' | 'disabled' | undefined = answer.frame.payload.media?.force_mute.type;
+    void [ids, presenting, forceMute];
   } else {
     // @ts-expect-error only `join_success` lists the participants
     void answer.frame.payload.participants;

@@ -13,7 +13,8 @@
  * `control.error`): over the hard limit the socket closes with 1009; a text frame that is no UTF-8
  * fails the WebSocket itself (RFC 6455 §8.1: 1007); over the soft limit `message_too_large`; not
  * JSON `invalid_json`; an envelope or a command payload its schema refuses, an unknown action, or
- * an echo payload nesting more than 100 deep, `invalid_message`; a namespace of no module
+ * an echo payload nesting more than 100 deep, `invalid_message`; a namespace of no module the
+ * room runs (its tariff's `enabled_modules`; the contract's `media` has no module yet)
  * `invalid_namespace`; a command before joining `not_yet_joined` (except `control` and `echo`);
  * anything else is the module's to answer.
  */
@@ -211,7 +212,8 @@ function nesting(value: unknown): number {
   return deepest;
 }
 
-export function expectedAnswer(frame: Frame, joined: boolean, limits: FrameLimits): Expected {
+/** `modules`: the namespaces the room runs (its tariff's `enabled_modules`, as `join_success` tells). */
+export function expectedAnswer(frame: Frame, joined: boolean, limits: FrameLimits, modules: ReadonlySet<string>): Expected {
   if (frame.data.length > limits.hard) return { close: 1009 };
   if (!frame.binary && !isUtf8(frame.data)) return { close: 1007 };
   if (frame.data.length > limits.soft) return { error: 'message_too_large' };
@@ -223,7 +225,7 @@ export function expectedAnswer(frame: Frame, joined: boolean, limits: FrameLimit
   }
   if (!validateClientEnvelope(value)) return { error: 'invalid_message' };
   const commands = (commandValidators as Record<string, Record<string, ((v: unknown) => boolean) | undefined> | undefined>)[value.namespace];
-  if (!commands) return { error: 'invalid_namespace' };
+  if (!commands || !modules.has(value.namespace)) return { error: 'invalid_namespace' };
   const validate = commands[value.payload.action] ?? commands[ANY_ACTION];
   if (!validate || !validate(value)) return { error: 'invalid_message' };
   if (value.namespace === 'echo' && nesting(value.payload) > ECHO_MAX_NESTING) return { error: 'invalid_message' };

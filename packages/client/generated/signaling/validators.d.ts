@@ -73,6 +73,72 @@ export declare const validate_control_update: ValidateFunction<T.ControlUpdateEv
 export declare const validate_echo_reply: ValidateFunction<T.EchoReplyEvent>;
 /** echo.request (command): Any command; the server answers with the same payload. */
 export declare const validate_echo_request: ValidateFunction<T.EchoRequestCommand>;
+/** media.configure (command): A subscriber chooses what it receives of a stream; its video on or off, and its quality. */
+export declare const validate_media_configure: ValidateFunction<T.MediaConfigureCommand>;
+/** media.error (event): A media command failed; only the sender receives it. */
+export declare const validate_media_error: ValidateFunction<T.MediaErrorEvent>;
+/** media.force_mute_disabled (event): To everyone in the room, when a moderator switched force mute off. */
+export declare const validate_media_force_mute_disabled: ValidateFunction<T.MediaForceMuteDisabledEvent>;
+/** media.force_mute_enabled (event): To everyone in the room, when a moderator switched force mute on. */
+export declare const validate_media_force_mute_enabled: ValidateFunction<T.MediaForceMuteEnabledEvent>;
+/** media.grant_presenter_role (command): A moderator lets participants share their screens. */
+export declare const validate_media_grant_presenter_role: ValidateFunction<T.MediaGrantPresenterRoleCommand>;
+/** media.media_status (event): The media server started or stopped receiving a publisher's audio or video. */
+export declare const validate_media_media_status: ValidateFunction<T.MediaMediaStatusEvent>;
+/** media.moderator_disable_force_mute (command): A moderator switches force mute off; everyone may use their microphones again. */
+export declare const validate_media_moderator_disable_force_mute: ValidateFunction<T.MediaModeratorDisableForceMuteCommand>;
+/** media.moderator_enable_force_mute (command): A moderator switches force mute on; only the participants of `allow_list` may then use their microphones. */
+export declare const validate_media_moderator_enable_force_mute: ValidateFunction<T.MediaModeratorEnableForceMuteCommand>;
+/** media.moderator_mute (command): A moderator asks participants to mute their microphones. */
+export declare const validate_media_moderator_mute: ValidateFunction<T.MediaModeratorMuteCommand>;
+/** media.presenter_granted (event): To a participant a moderator made a presenter: it may share its screen. */
+export declare const validate_media_presenter_granted: ValidateFunction<T.MediaPresenterGrantedEvent>;
+/** media.presenter_revoked (event): To a participant whose presenter role a moderator revoked. */
+export declare const validate_media_presenter_revoked: ValidateFunction<T.MediaPresenterRevokedEvent>;
+/** media.presenter_role_granted (event): To the moderator who sent `grant_presenter_role`. */
+export declare const validate_media_presenter_role_granted: ValidateFunction<T.MediaPresenterRoleGrantedEvent>;
+/** media.presenter_role_revoked (event): To the moderator who sent `revoke_presenter_role`. */
+export declare const validate_media_presenter_role_revoked: ValidateFunction<T.MediaPresenterRoleRevokedEvent>;
+/** media.publish (command): A participant offers its camera and microphone (`video`) or its screen (`screen`) to the media server. */
+export declare const validate_media_publish: ValidateFunction<T.MediaPublishCommand>;
+/** media.publish_complete (command): A publisher's stream reaches the media server; its audio and video state, which the others then see. */
+export declare const validate_media_publish_complete: ValidateFunction<T.MediaPublishCompleteCommand>;
+/** media.request_mute (event): A moderator asks the receiver to mute its microphone (`moderator_mute`). */
+export declare const validate_media_request_mute: ValidateFunction<T.MediaRequestMuteEvent>;
+/** media.resubscribe (command): A subscriber asks for a new offer of a subscription it has, to restart ICE. */
+export declare const validate_media_resubscribe: ValidateFunction<T.MediaResubscribeCommand>;
+/** media.revoke_presenter_role (command): A moderator takes the presenter role back; a screen share of a participant who is no moderator ends. */
+export declare const validate_media_revoke_presenter_role: ValidateFunction<T.MediaRevokePresenterRoleCommand>;
+/** media.sdp_answer (command): A subscriber's answer to the `sdp_offer` of its subscription to `target`'s stream. */
+export declare const validate_media_sdp_answer: ValidateFunction<T.MediaSdpAnswerCommand>;
+/** media.sdp_answer.event (event): The media server's answer to a `publish`. */
+export declare const validate_media_sdp_answer_event: ValidateFunction<T.MediaSdpAnswerEvent>;
+/** media.sdp_candidate (command): One of the browser's ICE candidates, for a publisher or a subscription. */
+export declare const validate_media_sdp_candidate: ValidateFunction<T.MediaSdpCandidateCommand>;
+/** media.sdp_candidate.event (event): One of the media server's ICE candidates for a publisher or a subscription. */
+export declare const validate_media_sdp_candidate_event: ValidateFunction<T.MediaSdpCandidateEvent>;
+/** media.sdp_end_of_candidates (command): The browser has no more ICE candidates for a publisher or a subscription. */
+export declare const validate_media_sdp_end_of_candidates: ValidateFunction<T.MediaSdpEndOfCandidatesCommand>;
+/** media.sdp_end_of_candidates.event (event): The media server has no more ICE candidates for a publisher or a subscription. */
+export declare const validate_media_sdp_end_of_candidates_event: ValidateFunction<T.MediaSdpEndOfCandidatesEvent>;
+/** media.sdp_offer (event): The media server's offer for a subscription, in answer to `subscribe` or `resubscribe`. */
+export declare const validate_media_sdp_offer: ValidateFunction<T.MediaSdpOfferEvent>;
+/** media.speaker_updated (event): To everyone in the room, the speaker included, when a participant started or stopped speaking. */
+export declare const validate_media_speaker_updated: ValidateFunction<T.MediaSpeakerUpdatedEvent>;
+/** media.subscribe (command): A participant asks to receive another participant's stream; the answer is the media server's offer. */
+export declare const validate_media_subscribe: ValidateFunction<T.MediaSubscribeCommand>;
+/** media.unpublish (command): A publisher stops a stream. */
+export declare const validate_media_unpublish: ValidateFunction<T.MediaUnpublishCommand>;
+/** media.update_media_session (command): A publisher switches its audio or video on or off (its microphone muted, its camera off …). */
+export declare const validate_media_update_media_session: ValidateFunction<T.MediaUpdateMediaSessionCommand>;
+/** media.update_speaking_state (command): A participant's client reports that its user started or stopped speaking. */
+export declare const validate_media_update_speaking_state: ValidateFunction<T.MediaUpdateSpeakingStateCommand>;
+/** media.webrtc_down (event): The peer connection of a publisher or a subscription is gone; the server has let go of it. */
+export declare const validate_media_webrtc_down: ValidateFunction<T.MediaWebrtcDownEvent>;
+/** media.webrtc_slow (event): The media server sees packets lost on a publisher's or a subscription's connection. */
+export declare const validate_media_webrtc_slow: ValidateFunction<T.MediaWebrtcSlowEvent>;
+/** media.webrtc_up (event): The peer connection of a publisher or a subscription is up. */
+export declare const validate_media_webrtc_up: ValidateFunction<T.MediaWebrtcUpEvent>;
 /** moderation.accept (command): A moderator lets a participant in from the waiting room. */
 export declare const validate_moderation_accept: ValidateFunction<T.ModerationAcceptCommand>;
 /** moderation.accepted (event): To the waiting participant, when a moderator accepted it or switched the waiting room off; it may now send `control` `enter_room`. */

@@ -2608,7 +2608,7 @@ return errors === 0;
 }
 
 export const validate_control_join_success = validate55;
-const schema28 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id","display_name","role","is_room_owner","closes_at","tariff","participants"],"properties":{"message":{"type":"string","const":"join_success"},"id":{"type":"string","format":"uuid","description":"The joining participant's id."},"display_name":{"type":"string","minLength":1,"maxLength":100},"avatar_url":{"type":"string"},"role":{"$ref":"#/components/schemas/Role"},"is_room_owner":{"type":"boolean"},"closes_at":{"type":["string","null"],"format":"date-time"},"tariff":{"$ref":"#/components/schemas/Tariff"},"event_info":{"$ref":"#/components/schemas/EventInfo"},"participants":{"type":"array","items":{"$ref":"#/components/schemas/Participant"}},"timer":{"$ref":"#/components/schemas/TimerJoinData"},"moderation":{"$ref":"#/components/schemas/ModerationJoinData"},"chat":{"$ref":"#/components/schemas/ChatJoinData"}}}}};
+const schema28 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id","display_name","role","is_room_owner","closes_at","tariff","participants"],"properties":{"message":{"type":"string","const":"join_success"},"id":{"type":"string","format":"uuid","description":"The joining participant's id."},"display_name":{"type":"string","minLength":1,"maxLength":100},"avatar_url":{"type":"string"},"role":{"$ref":"#/components/schemas/Role"},"is_room_owner":{"type":"boolean"},"closes_at":{"type":["string","null"],"format":"date-time"},"tariff":{"$ref":"#/components/schemas/Tariff"},"event_info":{"$ref":"#/components/schemas/EventInfo"},"participants":{"type":"array","items":{"$ref":"#/components/schemas/Participant"}},"timer":{"$ref":"#/components/schemas/TimerJoinData"},"moderation":{"$ref":"#/components/schemas/ModerationJoinData"},"chat":{"$ref":"#/components/schemas/ChatJoinData"},"media":{"$ref":"#/components/schemas/MediaJoinData"}}}}};
 const schema29 = {"type":"string","enum":["guest","user","moderator"],"description":"`moderator`: the room's owner and event invitees with the moderator role; `user`: other registered users; `guest`: invite-code guests and call-in participants."};
 
 function validate57(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
@@ -3300,7 +3300,7 @@ validate63.errors = vErrors;
 return errors === 0;
 }
 
-const schema34 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module.","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}};
+const schema34 = {"type":"object","description":"Another participant of the room, as listed in `join_success` and sent in `joined` and `update`. Each module may add its own key with the participant's state in that module (`media`: present when the room's tariff enables the media module, which happens only when the server is configured with Janus, `[media] janus_urls`).","additionalProperties":false,"required":["id","control"],"properties":{"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"},"media":{"$ref":"#/components/schemas/MediaPeerData"}}};
 const schema35 = {"type":"object","additionalProperties":false,"required":["display_name","role","participation_kind","hand_is_up","joined_at","left_at","hand_updated_at","is_room_owner"],"properties":{"display_name":{"type":"string","minLength":1,"maxLength":100},"role":{"$ref":"#/components/schemas/Role"},"avatar_url":{"type":"string"},"participation_kind":{"type":"string","enum":["user","guest","sip","recorder"]},"hand_is_up":{"type":"boolean"},"joined_at":{"type":"string","format":"date-time"},"left_at":{"type":["string","null"],"format":"date-time"},"hand_updated_at":{"type":"string","format":"date-time"},"is_room_owner":{"type":"boolean"}}};
 const func5 = Object.prototype.hasOwnProperty;
 
@@ -3544,6 +3544,135 @@ validate71.errors = vErrors;
 return errors === 0;
 }
 
+const schema37 = {"type":"object","description":"A participant's media, under the `media` key of a Participant when the room's tariff enables the media module (it does only when the server is configured with Janus, `[media] janus_urls`): the state of each stream it publishes (`video`, `screen`: absent while it does not publish that stream, and until its `publish_complete`), and whether a moderator made it a presenter (`grant_presenter_role`).","additionalProperties":false,"required":["is_presenter"],"properties":{"video":{"$ref":"#/components/schemas/MediaSessionState"},"screen":{"$ref":"#/components/schemas/MediaSessionState"},"is_presenter":{"type":"boolean"}},"examples":[{"video":{"audio":true,"video":true},"is_presenter":false}]};
+const schema38 = {"type":"object","description":"A published stream's state as the others see it.","additionalProperties":false,"required":["audio","video"],"properties":{"audio":{"type":"boolean"},"video":{"type":"boolean"}}};
+
+function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.audio === undefined) && (missing0 = "audio")) || ((data.video === undefined) && (missing0 = "video"))){
+validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!((key0 === "audio") || (key0 === "video"))){
+validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.audio !== undefined){
+const _errs2 = errors;
+if(typeof data.audio !== "boolean"){
+validate74.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.video !== undefined){
+const _errs4 = errors;
+if(typeof data.video !== "boolean"){
+validate74.errors = [{instancePath:instancePath+"/video",schemaPath:"#/properties/video/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+else {
+validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate74.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate73(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.is_presenter === undefined) && (missing0 = "is_presenter")){
+validate73.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "video") || (key0 === "screen")) || (key0 === "is_presenter"))){
+validate73.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.video !== undefined){
+const _errs2 = errors;
+if(!(validate74(data.video, {instancePath:instancePath+"/video",parentData:data,parentDataProperty:"video",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.screen !== undefined){
+const _errs3 = errors;
+if(!(validate74(data.screen, {instancePath:instancePath+"/screen",parentData:data,parentDataProperty:"screen",rootData}))){
+vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_presenter !== undefined){
+const _errs4 = errors;
+if(typeof data.is_presenter !== "boolean"){
+validate73.errors = [{instancePath:instancePath+"/is_presenter",schemaPath:"#/properties/is_presenter/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate73.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate73.errors = vErrors;
+return errors === 0;
+}
+
 
 function validate67(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -3558,7 +3687,7 @@ return false;
 else {
 const _errs1 = errors;
 for(const key0 in data){
-if(!(((key0 === "id") || (key0 === "control")) || (key0 === "timer"))){
+if(!((((key0 === "id") || (key0 === "control")) || (key0 === "timer")) || (key0 === "media"))){
 validate67.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -3611,6 +3740,19 @@ var valid0 = _errs5 === errors;
 else {
 var valid0 = true;
 }
+if(valid0){
+if(data.media !== undefined){
+const _errs6 = errors;
+if(!(validate73(data.media, {instancePath:instancePath+"/media",parentData:data,parentDataProperty:"media",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
 }
 }
 }
@@ -3625,49 +3767,49 @@ validate67.errors = vErrors;
 return errors === 0;
 }
 
-const schema37 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
-const schema38 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
+const schema39 = {"type":"object","description":"The running timer, under the `timer` key of `join_success`: the fields of `timer.started` without `message`, plus the joining participant's own `ready_status` (false until it marks itself ready) when the ready check is enabled.","additionalProperties":false,"required":["timer_id","kind","started_at","ready_check_enabled"],"properties":{"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"},"ready_status":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}};
+const schema40 = {"type":"string","format":"uuid","description":"Identifies one run of the room's timer."};
 
-function validate75(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(errors === 0){
 if(typeof data === "string"){
 if(!(formats2.test(data))){
-validate75.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate80.errors = [{instancePath,schemaPath:"#/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate75.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
 }
-validate75.errors = vErrors;
+validate80.errors = vErrors;
 return errors === 0;
 }
 
-const schema39 = {"type":"string","enum":["countdown","stopwatch"]};
+const schema41 = {"type":"string","enum":["countdown","stopwatch"]};
 
-function validate77(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate82(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(typeof data !== "string"){
-validate77.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate82.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!((data === "countdown") || (data === "stopwatch"))){
-validate77.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema39.enum},message:"must be equal to one of the allowed values"}];
+validate82.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema41.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
-validate77.errors = vErrors;
+validate82.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate74(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate79(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -3716,7 +3858,7 @@ const _errs4 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing1;
 if((data.ends_at === undefined) && (missing1 = "ends_at")){
-validate74.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate79.errors = [{instancePath,schemaPath:"#/then/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 }
@@ -3743,7 +3885,7 @@ errors++;
 }
 var valid2 = _errs7 === errors;
 if(valid2){
-validate74.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate79.errors = [{instancePath,schemaPath:"#/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -3770,21 +3912,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate74.errors = vErrors;
+validate79.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if(((((data.timer_id === undefined) && (missing3 = "timer_id")) || ((data.kind === undefined) && (missing3 = "kind"))) || ((data.started_at === undefined) && (missing3 = "started_at"))) || ((data.ready_check_enabled === undefined) && (missing3 = "ready_check_enabled"))){
-validate74.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate79.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data){
 if(!((((((((key0 === "timer_id") || (key0 === "kind")) || (key0 === "started_at")) || (key0 === "ends_at")) || (key0 === "title")) || (key0 === "style")) || (key0 === "ready_check_enabled")) || (key0 === "ready_status"))){
-validate74.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate79.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3792,8 +3934,8 @@ break;
 if(_errs8 === errors){
 if(data.timer_id !== undefined){
 const _errs9 = errors;
-if(!(validate75(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data.timer_id, {instancePath:instancePath+"/timer_id",parentData:data,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs9 === errors;
@@ -3804,8 +3946,8 @@ var valid3 = true;
 if(valid3){
 if(data.kind !== undefined){
 const _errs10 = errors;
-if(!(validate77(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate82(data.kind, {instancePath:instancePath+"/kind",parentData:data,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs10 === errors;
@@ -3821,12 +3963,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data3 === "string"){
 if(!(formats0.validate(data3))){
-validate74.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate79.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/started_at",schemaPath:"#/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3844,12 +3986,12 @@ if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data4 === "string"){
 if(!(formats0.validate(data4))){
-validate74.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate79.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/ends_at",schemaPath:"#/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3866,12 +4008,12 @@ const _errs15 = errors;
 if(errors === _errs15){
 if(typeof data5 === "string"){
 if(func2(data5) > 255){
-validate74.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate79.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/title",schemaPath:"#/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3887,12 +4029,12 @@ const _errs17 = errors;
 if(errors === _errs17){
 if(typeof data6 === "string"){
 if(func2(data6) > 64){
-validate74.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate79.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate74.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate79.errors = [{instancePath:instancePath+"/style",schemaPath:"#/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -3905,7 +4047,7 @@ if(valid3){
 if(data.ready_check_enabled !== undefined){
 const _errs19 = errors;
 if(typeof data.ready_check_enabled !== "boolean"){
-validate74.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate79.errors = [{instancePath:instancePath+"/ready_check_enabled",schemaPath:"#/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs19 === errors;
@@ -3917,7 +4059,7 @@ if(valid3){
 if(data.ready_status !== undefined){
 const _errs21 = errors;
 if(typeof data.ready_status !== "boolean"){
-validate74.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate79.errors = [{instancePath:instancePath+"/ready_status",schemaPath:"#/properties/ready_status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid3 = _errs21 === errors;
@@ -3936,31 +4078,31 @@ var valid3 = true;
 }
 }
 else {
-validate74.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate79.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate74.errors = vErrors;
+validate79.errors = vErrors;
 return errors === 0;
 }
 
-const schema40 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, unless a moderator switched it for the meeting with `enable_waiting_room` or `disable_waiting_room`, or turned it on with `send_to_waiting_room` or `debrief`, until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
+const schema42 = {"type":"object","description":"Under the `moderation` key of `join_success` when the room's tariff enables the moderation module: whether participants may raise their hands, and for moderators only the waiting room (`waiting_room_enabled`: the room's setting, unless a moderator switched it for the meeting with `enable_waiting_room` or `disable_waiting_room`, or turned it on with `send_to_waiting_room` or `debrief`, until the room empties; `waiting_room_participants`: who waits, oldest first).","additionalProperties":false,"required":["raise_hands_enabled"],"properties":{"raise_hands_enabled":{"type":"boolean"},"waiting_room_enabled":{"type":"boolean","description":"Moderators only."},"waiting_room_participants":{"type":"array","description":"Moderators only.","items":{"$ref":"#/components/schemas/Participant"}}},"dependencies":{"waiting_room_enabled":["waiting_room_participants"],"waiting_room_participants":["waiting_room_enabled"]}};
 
-function validate80(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate85(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((data.raise_hands_enabled === undefined) && (missing0 = "raise_hands_enabled")){
-validate80.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate85.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "raise_hands_enabled") || (key0 === "waiting_room_enabled")) || (key0 === "waiting_room_participants"))){
-validate80.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate85.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -3968,7 +4110,7 @@ break;
 if(_errs1 === errors){
 let missing1;
 if(data.waiting_room_enabled !== undefined && ((data.waiting_room_participants === undefined) && (missing1 = "waiting_room_participants"))){
-validate80.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_enabled",
+validate85.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_enabled",
     missingProperty: missing1,
     depsCount: 1,
     deps: "waiting_room_participants"},message:"must have property waiting_room_participants when property waiting_room_enabled is present"}];
@@ -3976,7 +4118,7 @@ return false;
 }
 else {
 if(data.waiting_room_participants !== undefined && ((data.waiting_room_enabled === undefined) && (missing1 = "waiting_room_enabled"))){
-validate80.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_participants",
+validate85.errors = [{instancePath,schemaPath:"#/dependencies",keyword:"dependencies",params:{property: "waiting_room_participants",
     missingProperty: missing1,
     depsCount: 1,
     deps: "waiting_room_enabled"},message:"must have property waiting_room_enabled when property waiting_room_participants is present"}];
@@ -3986,7 +4128,7 @@ else {
 if(data.raise_hands_enabled !== undefined){
 const _errs2 = errors;
 if(typeof data.raise_hands_enabled !== "boolean"){
-validate80.errors = [{instancePath:instancePath+"/raise_hands_enabled",schemaPath:"#/properties/raise_hands_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate85.errors = [{instancePath:instancePath+"/raise_hands_enabled",schemaPath:"#/properties/raise_hands_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs2 === errors;
@@ -3998,7 +4140,7 @@ if(valid1){
 if(data.waiting_room_enabled !== undefined){
 const _errs4 = errors;
 if(typeof data.waiting_room_enabled !== "boolean"){
-validate80.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate85.errors = [{instancePath:instancePath+"/waiting_room_enabled",schemaPath:"#/properties/waiting_room_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs4 === errors;
@@ -4027,7 +4169,7 @@ break;
 }
 }
 else {
-validate80.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate85.errors = [{instancePath:instancePath+"/waiting_room_participants",schemaPath:"#/properties/waiting_room_participants/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4044,18 +4186,18 @@ var valid1 = true;
 }
 }
 else {
-validate80.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate85.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate80.errors = vErrors;
+validate85.errors = vErrors;
 return errors === 0;
 }
 
-const schema41 = {"type":"object","description":"Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there; a user has at most 100 groups), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.","additionalProperties":false,"required":["enabled","room_history","groups_history","private_history","last_seen_timestamp_global","last_seen_timestamps_group","last_seen_timestamps_private"],"properties":{"enabled":{"type":"boolean"},"room_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}},"groups_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatGroupHistory"}},"private_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatPrivateHistory"}},"last_seen_timestamp_global":{"type":["string","null"],"format":"date-time"},"last_seen_timestamps_group":{"type":"object","description":"Group → timestamp.","additionalProperties":{"type":"string","format":"date-time"}},"last_seen_timestamps_private":{"type":"object","description":"Participant id → timestamp.","propertyNames":{"type":"string","format":"uuid"},"additionalProperties":{"type":"string","format":"date-time"}}},"examples":[{"enabled":true,"room_history":[{"id":"5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello all!","scope":"global","timestamp":"2026-05-04T09:29:10.000Z"}],"groups_history":[{"name":"/Convene/Backend","history":[{"id":"8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello backend!","scope":"group","target":"/Convene/Backend","timestamp":"2026-05-04T09:29:20.000Z"}]}],"private_history":[{"correspondent":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","history":[{"id":"0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello Bob!","scope":"private","target":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-05-04T09:29:30.000Z"}]}],"last_seen_timestamp_global":"2026-05-04T09:29:15.000Z","last_seen_timestamps_group":{"/Convene/Backend":"2026-05-04T09:29:25.000Z"},"last_seen_timestamps_private":{}}]};
-const schema42 = {"type":"object","description":"A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it.","additionalProperties":false,"required":["id","source","content","scope","timestamp"],"properties":{"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."},"timestamp":{"type":"string","format":"date-time"}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}};
+const schema43 = {"type":"object","description":"Under the `chat` key of `join_success` when the room's tariff enables chat: whether the chat is enabled, and what was said while the room has been in use (since it was last empty), oldest first, at most the last 100 messages of each scope: the room's, one entry per group of the joining participant (also when nothing was said there; a user has at most 100 groups), one per participant it exchanged private messages with. The `last_seen_*` values are those it set with `set_last_seen_timestamp` under the same participant id (a resumed session); `null` and empty until then.","additionalProperties":false,"required":["enabled","room_history","groups_history","private_history","last_seen_timestamp_global","last_seen_timestamps_group","last_seen_timestamps_private"],"properties":{"enabled":{"type":"boolean"},"room_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}},"groups_history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatGroupHistory"}},"private_history":{"type":"array","items":{"$ref":"#/components/schemas/ChatPrivateHistory"}},"last_seen_timestamp_global":{"type":["string","null"],"format":"date-time"},"last_seen_timestamps_group":{"type":"object","description":"Group → timestamp.","additionalProperties":{"type":"string","format":"date-time"}},"last_seen_timestamps_private":{"type":"object","description":"Participant id → timestamp.","propertyNames":{"type":"string","format":"uuid"},"additionalProperties":{"type":"string","format":"date-time"}}},"examples":[{"enabled":true,"room_history":[{"id":"5f0c7b8e-2d1a-4c3b-9e8f-7a6b5c4d3e2f","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello all!","scope":"global","timestamp":"2026-05-04T09:29:10.000Z"}],"groups_history":[{"name":"/Convene/Backend","history":[{"id":"8a9b0c1d-2e3f-4a5b-8c7d-9e0f1a2b3c4d","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello backend!","scope":"group","target":"/Convene/Backend","timestamp":"2026-05-04T09:29:20.000Z"}]}],"private_history":[{"correspondent":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","history":[{"id":"0b1c2d3e-4f5a-4b6c-8d7e-8f9a0b1c2d3e","source":"1f0d6c2e-8a3b-4c5d-9e7f-0a1b2c3d4e5f","content":"Hello Bob!","scope":"private","target":"7c9e6679-7425-40de-944b-e07fc1f90ae7","timestamp":"2026-05-04T09:29:30.000Z"}]}],"last_seen_timestamp_global":"2026-05-04T09:29:15.000Z","last_seen_timestamps_group":{"/Convene/Backend":"2026-05-04T09:29:25.000Z"},"last_seen_timestamps_private":{}}]};
+const schema44 = {"type":"object","description":"A message of a history: the fields of `message_sent` without `message`, plus the time the server handled it.","additionalProperties":false,"required":["id","source","content","scope","timestamp"],"properties":{"id":{"type":"string","format":"uuid"},"source":{"type":"string","format":"uuid","description":"The sender's participant id."},"content":{"type":"string","minLength":1,"maxLength":4096},"scope":{"$ref":"#/components/schemas/ChatScope"},"target":{"type":"string","description":"The group (`group`) or the receiving participant's id (`private`)."},"timestamp":{"type":"string","format":"date-time"}},"if":{"required":["scope"],"properties":{"scope":{"const":"global"}}},"then":{"not":{"required":["target"]}},"else":{"required":["target"]}};
 
-function validate84(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate89(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 const _errs1 = errors;
@@ -4118,7 +4260,7 @@ errors++;
 }
 var valid2 = _errs6 === errors;
 if(valid2){
-validate84.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate89.errors = [{instancePath,schemaPath:"#/then/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -4141,7 +4283,7 @@ const _errs7 = errors;
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing2;
 if((data.target === undefined) && (missing2 = "target")){
-validate84.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/else/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -4158,21 +4300,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate84.errors = vErrors;
+validate89.errors = vErrors;
 return false;
 }
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing3;
 if((((((data.id === undefined) && (missing3 = "id")) || ((data.source === undefined) && (missing3 = "source"))) || ((data.content === undefined) && (missing3 = "content"))) || ((data.scope === undefined) && (missing3 = "scope"))) || ((data.timestamp === undefined) && (missing3 = "timestamp"))){
-validate84.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
+validate89.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing3},message:"must have required property '"+missing3+"'"}];
 return false;
 }
 else {
 const _errs8 = errors;
 for(const key0 in data){
 if(!((((((key0 === "id") || (key0 === "source")) || (key0 === "content")) || (key0 === "scope")) || (key0 === "target")) || (key0 === "timestamp"))){
-validate84.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate89.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4185,12 +4327,12 @@ if(errors === _errs9){
 if(errors === _errs9){
 if(typeof data1 === "string"){
 if(!(formats2.test(data1))){
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/id",schemaPath:"#/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4208,12 +4350,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data2 === "string"){
 if(!(formats2.test(data2))){
-validate84.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/source",schemaPath:"#/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4230,18 +4372,18 @@ const _errs13 = errors;
 if(errors === _errs13){
 if(typeof data3 === "string"){
 if(func2(data3) > 4096){
-validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
+validate89.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/maxLength",keyword:"maxLength",params:{limit: 4096},message:"must NOT have more than 4096 characters"}];
 return false;
 }
 else {
 if(func2(data3) < 1){
-validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+validate89.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
 return false;
 }
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/content",schemaPath:"#/properties/content/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4266,7 +4408,7 @@ if(valid3){
 if(data.target !== undefined){
 const _errs16 = errors;
 if(typeof data.target !== "string"){
-validate84.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/target",schemaPath:"#/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid3 = _errs16 === errors;
@@ -4282,12 +4424,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data6 === "string"){
 if(!(formats0.validate(data6))){
-validate84.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate89.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate84.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate89.errors = [{instancePath:instancePath+"/timestamp",schemaPath:"#/properties/timestamp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4306,31 +4448,31 @@ var valid3 = true;
 }
 }
 else {
-validate84.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate89.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate84.errors = vErrors;
+validate89.errors = vErrors;
 return errors === 0;
 }
 
-const schema43 = {"type":"object","description":"One group's messages, oldest first (at most the last 100).","additionalProperties":false,"required":["name","history"],"properties":{"name":{"type":"string","description":"The group."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+const schema45 = {"type":"object","description":"One group's messages, oldest first (at most the last 100).","additionalProperties":false,"required":["name","history"],"properties":{"name":{"type":"string","description":"The group."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
 
-function validate87(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate92(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.name === undefined) && (missing0 = "name")) || ((data.history === undefined) && (missing0 = "history"))){
-validate87.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate92.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "name") || (key0 === "history"))){
-validate87.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate92.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4339,7 +4481,7 @@ if(_errs1 === errors){
 if(data.name !== undefined){
 const _errs2 = errors;
 if(typeof data.name !== "string"){
-validate87.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate92.errors = [{instancePath:instancePath+"/name",schemaPath:"#/properties/name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4354,7 +4496,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate87.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate92.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4362,8 +4504,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate84(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4374,7 +4516,7 @@ break;
 }
 }
 else {
-validate87.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate92.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4388,31 +4530,31 @@ var valid0 = true;
 }
 }
 else {
-validate87.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate92.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate87.errors = vErrors;
+validate92.errors = vErrors;
 return errors === 0;
 }
 
-const schema44 = {"type":"object","description":"The messages between the joining participant and one other, oldest first (at most the last 100).","additionalProperties":false,"required":["correspondent","history"],"properties":{"correspondent":{"type":"string","format":"uuid","description":"The other participant's id."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
+const schema46 = {"type":"object","description":"The messages between the joining participant and one other, oldest first (at most the last 100).","additionalProperties":false,"required":["correspondent","history"],"properties":{"correspondent":{"type":"string","format":"uuid","description":"The other participant's id."},"history":{"type":"array","maxItems":100,"items":{"$ref":"#/components/schemas/ChatStoredMessage"}}}};
 
-function validate90(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate95(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.correspondent === undefined) && (missing0 = "correspondent")) || ((data.history === undefined) && (missing0 = "history"))){
-validate90.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate95.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!((key0 === "correspondent") || (key0 === "history"))){
-validate90.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate95.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4425,12 +4567,12 @@ if(errors === _errs2){
 if(errors === _errs2){
 if(typeof data0 === "string"){
 if(!(formats2.test(data0))){
-validate90.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate95.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate95.errors = [{instancePath:instancePath+"/correspondent",schemaPath:"#/properties/correspondent/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4447,7 +4589,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate90.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate95.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4455,8 +4597,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate84(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4467,7 +4609,7 @@ break;
 }
 }
 else {
-validate90.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate95.errors = [{instancePath:instancePath+"/history",schemaPath:"#/properties/history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4481,30 +4623,30 @@ var valid0 = true;
 }
 }
 else {
-validate90.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate95.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate90.errors = vErrors;
+validate95.errors = vErrors;
 return errors === 0;
 }
 
 
-function validate83(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate88(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((((((data.enabled === undefined) && (missing0 = "enabled")) || ((data.room_history === undefined) && (missing0 = "room_history"))) || ((data.groups_history === undefined) && (missing0 = "groups_history"))) || ((data.private_history === undefined) && (missing0 = "private_history"))) || ((data.last_seen_timestamp_global === undefined) && (missing0 = "last_seen_timestamp_global"))) || ((data.last_seen_timestamps_group === undefined) && (missing0 = "last_seen_timestamps_group"))) || ((data.last_seen_timestamps_private === undefined) && (missing0 = "last_seen_timestamps_private"))){
-validate83.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate88.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((((((key0 === "enabled") || (key0 === "room_history")) || (key0 === "groups_history")) || (key0 === "private_history")) || (key0 === "last_seen_timestamp_global")) || (key0 === "last_seen_timestamps_group")) || (key0 === "last_seen_timestamps_private"))){
-validate83.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate88.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -4513,7 +4655,7 @@ if(_errs1 === errors){
 if(data.enabled !== undefined){
 const _errs2 = errors;
 if(typeof data.enabled !== "boolean"){
-validate83.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate88.errors = [{instancePath:instancePath+"/enabled",schemaPath:"#/properties/enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -4528,7 +4670,7 @@ const _errs4 = errors;
 if(errors === _errs4){
 if(Array.isArray(data1)){
 if(data1.length > 100){
-validate83.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate88.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4536,8 +4678,8 @@ var valid1 = true;
 const len0 = data1.length;
 for(let i0=0; i0<len0; i0++){
 const _errs6 = errors;
-if(!(validate84(data1[i0], {instancePath:instancePath+"/room_history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
-vErrors = vErrors === null ? validate84.errors : vErrors.concat(validate84.errors);
+if(!(validate89(data1[i0], {instancePath:instancePath+"/room_history/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate89.errors : vErrors.concat(validate89.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs6 === errors;
@@ -4548,7 +4690,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate88.errors = [{instancePath:instancePath+"/room_history",schemaPath:"#/properties/room_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4564,7 +4706,7 @@ const _errs7 = errors;
 if(errors === _errs7){
 if(Array.isArray(data3)){
 if(data3.length > 100){
-validate83.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
+validate88.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/maxItems",keyword:"maxItems",params:{limit: 100},message:"must NOT have more than 100 items"}];
 return false;
 }
 else {
@@ -4572,8 +4714,8 @@ var valid2 = true;
 const len1 = data3.length;
 for(let i1=0; i1<len1; i1++){
 const _errs9 = errors;
-if(!(validate87(data3[i1], {instancePath:instancePath+"/groups_history/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
-vErrors = vErrors === null ? validate87.errors : vErrors.concat(validate87.errors);
+if(!(validate92(data3[i1], {instancePath:instancePath+"/groups_history/" + i1,parentData:data3,parentDataProperty:i1,rootData}))){
+vErrors = vErrors === null ? validate92.errors : vErrors.concat(validate92.errors);
 errors = vErrors.length;
 }
 var valid2 = _errs9 === errors;
@@ -4584,7 +4726,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate88.errors = [{instancePath:instancePath+"/groups_history",schemaPath:"#/properties/groups_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4603,8 +4745,8 @@ var valid3 = true;
 const len2 = data5.length;
 for(let i2=0; i2<len2; i2++){
 const _errs12 = errors;
-if(!(validate90(data5[i2], {instancePath:instancePath+"/private_history/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
-vErrors = vErrors === null ? validate90.errors : vErrors.concat(validate90.errors);
+if(!(validate95(data5[i2], {instancePath:instancePath+"/private_history/" + i2,parentData:data5,parentDataProperty:i2,rootData}))){
+vErrors = vErrors === null ? validate95.errors : vErrors.concat(validate95.errors);
 errors = vErrors.length;
 }
 var valid3 = _errs12 === errors;
@@ -4614,7 +4756,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/private_history",schemaPath:"#/properties/private_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+validate88.errors = [{instancePath:instancePath+"/private_history",schemaPath:"#/properties/private_history/type",keyword:"type",params:{type: "array"},message:"must be array"}];
 return false;
 }
 }
@@ -4628,14 +4770,14 @@ if(data.last_seen_timestamp_global !== undefined){
 let data7 = data.last_seen_timestamp_global;
 const _errs13 = errors;
 if((typeof data7 !== "string") && (data7 !== null)){
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/type",keyword:"type",params:{type: schema41.properties.last_seen_timestamp_global.type},message:"must be string,null"}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/type",keyword:"type",params:{type: schema43.properties.last_seen_timestamp_global.type},message:"must be string,null"}];
 return false;
 }
 if(errors === _errs13){
 if(errors === _errs13){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamp_global",schemaPath:"#/properties/last_seen_timestamp_global/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
@@ -4659,12 +4801,12 @@ if(errors === _errs18){
 if(errors === _errs18){
 if(typeof data9 === "string"){
 if(!(formats0.validate(data9))){
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_group/" + key1.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_group/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4676,7 +4818,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_group",schemaPath:"#/properties/last_seen_timestamps_group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_group",schemaPath:"#/properties/last_seen_timestamps_group/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4729,7 +4871,7 @@ else {
 vErrors.push(err2);
 }
 errors++;
-validate83.errors = vErrors;
+validate88.errors = vErrors;
 return false;
 break;
 }
@@ -4742,12 +4884,12 @@ if(errors === _errs25){
 if(errors === _errs25){
 if(typeof data11 === "string"){
 if(!(formats0.validate(data11))){
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_private/" + key3.replace(/~/g, "~0").replace(/\//g, "~1"),schemaPath:"#/properties/last_seen_timestamps_private/additionalProperties/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -4760,7 +4902,7 @@ break;
 }
 }
 else {
-validate83.errors = [{instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath:instancePath+"/last_seen_timestamps_private",schemaPath:"#/properties/last_seen_timestamps_private/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -4779,11 +4921,443 @@ var valid0 = true;
 }
 }
 else {
-validate83.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate88.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate83.errors = vErrors;
+validate88.errors = vErrors;
+return errors === 0;
+}
+
+const schema47 = {"type":"object","description":"Under the `media` key of `join_success` when the room's tariff enables the media module (it does only when the server is configured with Janus, `[media] janus_urls`): whether the joining participant is a presenter, the speaking state of every participant that reported one with `update_speaking_state` while the room has been in use, and the room's force mute.","additionalProperties":false,"required":["is_presenter","speakers","force_mute"],"properties":{"is_presenter":{"type":"boolean"},"speakers":{"type":"array","items":{"$ref":"#/components/schemas/MediaSpeaker"}},"force_mute":{"$ref":"#/components/schemas/MediaForceMute"}},"examples":[{"is_presenter":false,"speakers":[{"participant":"7c9e6679-7425-40de-944b-e07fc1f90ae7","is_speaking":false,"updated_at":"2026-05-04T09:29:40.000Z"}],"force_mute":{"type":"disabled"}}]};
+const schema48 = {"type":"object","description":"Whether a participant speaks (as its client reports it), and when the server heard so.","additionalProperties":false,"required":["participant","is_speaking","updated_at"],"properties":{"participant":{"type":"string","format":"uuid"},"is_speaking":{"type":"boolean"},"updated_at":{"type":"string","format":"date-time"}}};
+
+function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.participant === undefined) && (missing0 = "participant")) || ((data.is_speaking === undefined) && (missing0 = "is_speaking"))) || ((data.updated_at === undefined) && (missing0 = "updated_at"))){
+validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "participant") || (key0 === "is_speaking")) || (key0 === "updated_at"))){
+validate100.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.participant !== undefined){
+let data0 = data.participant;
+const _errs2 = errors;
+if(errors === _errs2){
+if(errors === _errs2){
+if(typeof data0 === "string"){
+if(!(formats2.test(data0))){
+validate100.errors = [{instancePath:instancePath+"/participant",schemaPath:"#/properties/participant/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/participant",schemaPath:"#/properties/participant/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.is_speaking !== undefined){
+const _errs4 = errors;
+if(typeof data.is_speaking !== "boolean"){
+validate100.errors = [{instancePath:instancePath+"/is_speaking",schemaPath:"#/properties/is_speaking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.updated_at !== undefined){
+let data2 = data.updated_at;
+const _errs6 = errors;
+if(errors === _errs6){
+if(errors === _errs6){
+if(typeof data2 === "string"){
+if(!(formats0.validate(data2))){
+validate100.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate100.errors = [{instancePath:instancePath+"/updated_at",schemaPath:"#/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs6 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate100.errors = vErrors;
+return errors === 0;
+}
+
+const schema49 = {"description":"Whether a moderator switched force mute on (`moderator_enable_force_mute`): then only the participants of `allow_list` may switch their microphone on.","oneOf":[{"type":"object","additionalProperties":false,"required":["type"],"properties":{"type":{"type":"string","const":"disabled"}}},{"type":"object","additionalProperties":false,"required":["type","allow_list"],"properties":{"type":{"type":"string","const":"enabled"},"allow_list":{"$ref":"#/components/schemas/MediaParticipantIds"}}}]};
+const schema50 = {"type":"array","description":"Participant ids, at most 1000.","maxItems":1000,"items":{"type":"string","format":"uuid"}};
+
+function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(Array.isArray(data)){
+if(data.length > 1000){
+validate103.errors = [{instancePath,schemaPath:"#/maxItems",keyword:"maxItems",params:{limit: 1000},message:"must NOT have more than 1000 items"}];
+return false;
+}
+else {
+var valid0 = true;
+const len0 = data.length;
+for(let i0=0; i0<len0; i0++){
+let data0 = data[i0];
+const _errs1 = errors;
+if(errors === _errs1){
+if(errors === _errs1){
+if(typeof data0 === "string"){
+if(!(formats2.test(data0))){
+validate103.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate103.errors = [{instancePath:instancePath+"/" + i0,schemaPath:"#/items/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid0 = _errs1 === errors;
+if(!valid0){
+break;
+}
+}
+}
+}
+else {
+validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+validate103.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+const _errs0 = errors;
+let valid0 = false;
+let passing0 = null;
+const _errs1 = errors;
+if(errors === _errs1){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((data.type === undefined) && (missing0 = "type")){
+const err0 = {instancePath,schemaPath:"#/oneOf/0/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+const _errs3 = errors;
+for(const key0 in data){
+if(!(key0 === "type")){
+const err1 = {instancePath,schemaPath:"#/oneOf/0/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+break;
+}
+}
+if(_errs3 === errors){
+if(data.type !== undefined){
+let data0 = data.type;
+if(typeof data0 !== "string"){
+const err2 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+if("disabled" !== data0){
+const err3 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/0/properties/type/const",keyword:"const",params:{allowedValue: "disabled"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+}
+}
+}
+else {
+const err4 = {instancePath,schemaPath:"#/oneOf/0/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+}
+var _valid0 = _errs1 === errors;
+if(_valid0){
+valid0 = true;
+passing0 = 0;
+}
+const _errs6 = errors;
+if(errors === _errs6){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing1;
+if(((data.type === undefined) && (missing1 = "type")) || ((data.allow_list === undefined) && (missing1 = "allow_list"))){
+const err5 = {instancePath,schemaPath:"#/oneOf/1/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+}
+else {
+const _errs8 = errors;
+for(const key1 in data){
+if(!((key1 === "type") || (key1 === "allow_list"))){
+const err6 = {instancePath,schemaPath:"#/oneOf/1/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"};
+if(vErrors === null){
+vErrors = [err6];
+}
+else {
+vErrors.push(err6);
+}
+errors++;
+break;
+}
+}
+if(_errs8 === errors){
+if(data.type !== undefined){
+let data1 = data.type;
+const _errs9 = errors;
+if(typeof data1 !== "string"){
+const err7 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err7];
+}
+else {
+vErrors.push(err7);
+}
+errors++;
+}
+if("enabled" !== data1){
+const err8 = {instancePath:instancePath+"/type",schemaPath:"#/oneOf/1/properties/type/const",keyword:"const",params:{allowedValue: "enabled"},message:"must be equal to constant"};
+if(vErrors === null){
+vErrors = [err8];
+}
+else {
+vErrors.push(err8);
+}
+errors++;
+}
+var valid2 = _errs9 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data.allow_list !== undefined){
+const _errs11 = errors;
+if(!(validate103(data.allow_list, {instancePath:instancePath+"/allow_list",parentData:data,parentDataProperty:"allow_list",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid2 = _errs11 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+const err9 = {instancePath,schemaPath:"#/oneOf/1/type",keyword:"type",params:{type: "object"},message:"must be object"};
+if(vErrors === null){
+vErrors = [err9];
+}
+else {
+vErrors.push(err9);
+}
+errors++;
+}
+}
+var _valid0 = _errs6 === errors;
+if(_valid0 && valid0){
+valid0 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid0 = true;
+passing0 = 1;
+}
+}
+if(!valid0){
+const err10 = {instancePath,schemaPath:"#/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err10];
+}
+else {
+vErrors.push(err10);
+}
+errors++;
+validate102.errors = vErrors;
+return false;
+}
+else {
+errors = _errs0;
+if(vErrors !== null){
+if(_errs0){
+vErrors.length = _errs0;
+}
+else {
+vErrors = null;
+}
+}
+}
+validate102.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate99(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.is_presenter === undefined) && (missing0 = "is_presenter")) || ((data.speakers === undefined) && (missing0 = "speakers"))) || ((data.force_mute === undefined) && (missing0 = "force_mute"))){
+validate99.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "is_presenter") || (key0 === "speakers")) || (key0 === "force_mute"))){
+validate99.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.is_presenter !== undefined){
+const _errs2 = errors;
+if(typeof data.is_presenter !== "boolean"){
+validate99.errors = [{instancePath:instancePath+"/is_presenter",schemaPath:"#/properties/is_presenter/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.speakers !== undefined){
+let data1 = data.speakers;
+const _errs4 = errors;
+if(errors === _errs4){
+if(Array.isArray(data1)){
+var valid1 = true;
+const len0 = data1.length;
+for(let i0=0; i0<len0; i0++){
+const _errs6 = errors;
+if(!(validate100(data1[i0], {instancePath:instancePath+"/speakers/" + i0,parentData:data1,parentDataProperty:i0,rootData}))){
+vErrors = vErrors === null ? validate100.errors : vErrors.concat(validate100.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs6 === errors;
+if(!valid1){
+break;
+}
+}
+}
+else {
+validate99.errors = [{instancePath:instancePath+"/speakers",schemaPath:"#/properties/speakers/type",keyword:"type",params:{type: "array"},message:"must be array"}];
+return false;
+}
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.force_mute !== undefined){
+const _errs7 = errors;
+if(!(validate102(data.force_mute, {instancePath:instancePath+"/force_mute",parentData:data,parentDataProperty:"force_mute",rootData}))){
+vErrors = vErrors === null ? validate102.errors : vErrors.concat(validate102.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs7 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate99.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate99.errors = vErrors;
 return errors === 0;
 }
 
@@ -5039,8 +5613,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer !== undefined){
 const _errs26 = errors;
-if(!(validate74(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate74.errors : vErrors.concat(validate74.errors);
+if(!(validate79(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate79.errors : vErrors.concat(validate79.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs26 === errors;
@@ -5051,8 +5625,8 @@ var valid1 = true;
 if(valid1){
 if(data2.moderation !== undefined){
 const _errs27 = errors;
-if(!(validate80(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
-vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
+if(!(validate85(data2.moderation, {instancePath:instancePath+"/payload/moderation",parentData:data2,parentDataProperty:"moderation",rootData}))){
+vErrors = vErrors === null ? validate85.errors : vErrors.concat(validate85.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs27 === errors;
@@ -5063,14 +5637,27 @@ var valid1 = true;
 if(valid1){
 if(data2.chat !== undefined){
 const _errs28 = errors;
-if(!(validate83(data2.chat, {instancePath:instancePath+"/payload/chat",parentData:data2,parentDataProperty:"chat",rootData}))){
-vErrors = vErrors === null ? validate83.errors : vErrors.concat(validate83.errors);
+if(!(validate88(data2.chat, {instancePath:instancePath+"/payload/chat",parentData:data2,parentDataProperty:"chat",rootData}))){
+vErrors = vErrors === null ? validate88.errors : vErrors.concat(validate88.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs28 === errors;
 }
 else {
 var valid1 = true;
+}
+if(valid1){
+if(data2.media !== undefined){
+const _errs29 = errors;
+if(!(validate99(data2.media, {instancePath:instancePath+"/payload/media",parentData:data2,parentDataProperty:"media",rootData}))){
+vErrors = vErrors === null ? validate99.errors : vErrors.concat(validate99.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs29 === errors;
+}
+else {
+var valid1 = true;
+}
 }
 }
 }
@@ -5111,24 +5698,24 @@ validate55.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_joined = validate94;
-const schema45 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
+export const validate_control_joined = validate107;
+const schema51 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"},"media":{"$ref":"#/components/schemas/MediaPeerData"}}}}};
 
-function validate94(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate107(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate94.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate107.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate94.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate107.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5138,11 +5725,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate94.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate107.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5170,14 +5757,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate107.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer")) || (key1 === "media"))){
+validate107.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5187,11 +5774,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate94.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("joined" !== data3){
-validate94.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
+validate107.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5207,12 +5794,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate94.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate107.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate107.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5246,6 +5833,19 @@ var valid1 = _errs13 === errors;
 else {
 var valid1 = true;
 }
+if(valid1){
+if(data2.media !== undefined){
+const _errs14 = errors;
+if(!(validate73(data2.media, {instancePath:instancePath+"/payload/media",parentData:data2,parentDataProperty:"media",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+}
 }
 }
 }
@@ -5253,7 +5853,7 @@ var valid1 = true;
 }
 }
 else {
-validate94.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -5268,32 +5868,32 @@ var valid0 = true;
 }
 }
 else {
-validate94.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate107.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate94.errors = vErrors;
+validate107.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_control_left = validate98;
-const schema46 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
+export const validate_control_left = validate112;
+const schema52 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left"},"id":{"type":"string","format":"uuid"},"reason":{"type":"string","enum":["quit","timeout","sent_to_waiting_room","kicked","banned"]}}}}};
 
-function validate98(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate98.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate98.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate112.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5303,11 +5903,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("control" !== data0){
-validate98.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -5335,14 +5935,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(((key1 === "message") || (key1 === "id")) || (key1 === "reason"))){
-validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -5352,11 +5952,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left" !== data3){
-validate98.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
+validate112.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -5372,12 +5972,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate98.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate112.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate98.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -5392,11 +5992,11 @@ if(data2.reason !== undefined){
 let data5 = data2.reason;
 const _errs12 = errors;
 if(typeof data5 !== "string"){
-validate98.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate112.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((((data5 === "quit") || (data5 === "timeout")) || (data5 === "sent_to_waiting_room")) || (data5 === "kicked")) || (data5 === "banned"))){
-validate98.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema46.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
+validate112.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/enum",keyword:"enum",params:{allowedValues: schema52.properties.payload.properties.reason.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -5405,728 +6005,6 @@ else {
 var valid1 = true;
 }
 }
-}
-}
-}
-}
-else {
-validate98.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate98.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate98.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_lower_hand = validate100;
-const schema47 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"lower_hand"}}}}};
-
-function validate100(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate100.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate100.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("lower_hand" !== data2){
-validate100.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "lower_hand"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate100.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate100.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate100.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_raise_hand = validate101;
-const schema48 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"raise_hand"}}}}};
-
-function validate101(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate101.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate101.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate101.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("raise_hand" !== data2){
-validate101.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "raise_hand"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate101.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate101.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate101.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_revoke_moderator_role = validate102;
-const schema49 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"revoke_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
-
-function validate102(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate102.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate102.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate102.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("revoke_moderator_role" !== data2){
-validate102.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_moderator_role"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate102.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate102.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate102.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate102.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate102.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_role_updated = validate103;
-const schema50 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","new_role"],"properties":{"message":{"type":"string","const":"role_updated"},"new_role":{"$ref":"#/components/schemas/Role"}}}}};
-
-function validate103(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate103.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate103.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate103.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate103.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.new_role === undefined) && (missing1 = "new_role"))){
-validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "new_role"))){
-validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate103.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("role_updated" !== data3){
-validate103.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "role_updated"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.new_role !== undefined){
-const _errs10 = errors;
-if(!(validate57(data2.new_role, {instancePath:instancePath+"/payload/new_role",parentData:data2,parentDataProperty:"new_role",rootData}))){
-vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate103.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate103.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate103.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_control_update = validate106;
-const schema51 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
-
-function validate106(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate106.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate106.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate106.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("control" !== data0){
-validate106.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate106.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("update" !== data3){
-validate106.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.id !== undefined){
-let data4 = data2.id;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate106.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.control !== undefined){
-const _errs12 = errors;
-if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
-vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.timer !== undefined){
-const _errs13 = errors;
-if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
-vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs13 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate106.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate106.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_echo_reply = validate110;
-const schema52 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
-
-function validate110(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate110.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate110.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("echo" !== data0){
-validate110.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.action === undefined) && (missing1 = "action")){
-validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data2.action !== undefined){
-if(typeof data2.action !== "string"){
-validate110.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-}
-else {
-validate110.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate110.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate110.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_echo_request = validate112;
-const schema53 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
-
-function validate112(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate112.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("echo" !== data0){
-validate112.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-if(typeof data1.action !== "string"){
-validate112.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
 }
 }
 }
@@ -6136,10 +6014,12 @@ validate112.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs3 === errors;
+var valid0 = _errs5 === errors;
 }
 else {
 var valid0 = true;
+}
+}
 }
 }
 }
@@ -6153,17 +6033,17 @@ validate112.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_accept = validate113;
-const schema54 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
+export const validate_control_lower_hand = validate114;
+const schema53 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"lower_hand"}}}}};
 
-function validate113(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate113.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -6171,11 +6051,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate113.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate113.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("control" !== data0){
+validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6190,157 +6070,20 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate113.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+if((data1.action === undefined) && (missing1 = "action")){
+validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 if(data1.action !== undefined){
 let data2 = data1.action;
-const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate113.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("accept" !== data2){
-validate113.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+if("lower_hand" !== data2){
+validate114.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "lower_hand"},message:"must be equal to constant"}];
 return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate113.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate113.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate113.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate113.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_accepted = validate114;
-const schema55 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
-
-function validate114(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate114.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate114.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate114.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
-validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!(key1 === "message")){
-validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-if(typeof data3 !== "string"){
-validate114.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("accepted" !== data3){
-validate114.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
-return false;
-}
 }
 }
 }
@@ -6350,12 +6093,10 @@ validate114.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/proper
 return false;
 }
 }
-var valid0 = _errs5 === errors;
+var valid0 = _errs3 === errors;
 }
 else {
 var valid0 = true;
-}
-}
 }
 }
 }
@@ -6369,8 +6110,85 @@ validate114.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_ban = validate116;
-const schema56 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"ban"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_control_raise_hand = validate115;
+const schema54 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"raise_hand"}}}}};
+
+function validate115(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate115.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("control" !== data0){
+validate115.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate115.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("raise_hand" !== data2){
+validate115.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "raise_hand"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate115.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate115.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_control_revoke_moderator_role = validate116;
+const schema55 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"control"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"revoke_moderator_role"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
 function validate116(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6390,8 +6208,8 @@ if(typeof data0 !== "string"){
 validate116.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate116.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("control" !== data0){
+validate116.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -6418,8 +6236,8 @@ if(typeof data2 !== "string"){
 validate116.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("ban" !== data2){
-validate116.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "ban"},message:"must be equal to constant"}];
+if("revoke_moderator_role" !== data2){
+validate116.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_moderator_role"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -6475,8 +6293,8 @@ validate116.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_banned = validate117;
-const schema57 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"banned"}}}}};
+export const validate_control_role_updated = validate117;
+const schema56 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","new_role"],"properties":{"message":{"type":"string","const":"role_updated"},"new_role":{"$ref":"#/components/schemas/Role"}}}}};
 
 function validate117(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6505,8 +6323,8 @@ if(typeof data0 !== "string"){
 validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("control" !== data0){
+validate117.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -6533,14 +6351,14 @@ const _errs5 = errors;
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.new_role === undefined) && (missing1 = "new_role"))){
 validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!(key1 === "message")){
+if(!((key1 === "message") || (key1 === "new_role"))){
 validate117.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
@@ -6549,13 +6367,31 @@ break;
 if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
+const _errs8 = errors;
 if(typeof data3 !== "string"){
 validate117.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("banned" !== data3){
-validate117.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "banned"},message:"must be equal to constant"}];
+if("role_updated" !== data3){
+validate117.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "role_updated"},message:"must be equal to constant"}];
 return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.new_role !== undefined){
+const _errs10 = errors;
+if(!(validate57(data2.new_role, {instancePath:instancePath+"/payload/new_role",parentData:data2,parentDataProperty:"new_role",rootData}))){
+vErrors = vErrors === null ? validate57.errors : vErrors.concat(validate57.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
 }
 }
 }
@@ -6585,144 +6421,8 @@ validate117.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_change_display_name = validate119;
-const schema58 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target","new_name"],"properties":{"action":{"type":"string","const":"change_display_name"},"target":{"type":"string","format":"uuid","description":"The guest's or caller's participant id."},"new_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_display_name`, not `invalid_message`)."}}}}};
-
-function validate119(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate119.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate119.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate119.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.new_name === undefined) && (missing1 = "new_name"))){
-validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("change_display_name" !== data2){
-validate119.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "change_display_name"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
-const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate119.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate119.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.new_name !== undefined){
-const _errs9 = errors;
-if(typeof data1.new_name !== "string"){
-validate119.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-var valid1 = _errs9 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate119.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate119.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate119.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_debrief = validate120;
-const schema59 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
-const schema60 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
-
-function validate121(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(typeof data !== "string"){
-validate121.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
-validate121.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema60.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-validate121.errors = vErrors;
-return errors === 0;
-}
-
+export const validate_control_update = validate120;
+const schema57 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"control"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"update"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"},"media":{"$ref":"#/components/schemas/MediaPeerData"}}}}};
 
 function validate120(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -6730,1033 +6430,29 @@ let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
 validate120.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate120.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
 if(data.namespace !== undefined){
 let data0 = data.namespace;
-const _errs1 = errors;
+const _errs2 = errors;
 if(typeof data0 !== "string"){
 validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
-validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-const _errs5 = errors;
-if(typeof data2 !== "string"){
-validate120.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("debrief" !== data2){
-validate120.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs5 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data1.kick_scope !== undefined){
-const _errs7 = errors;
-if(!(validate121(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
-vErrors = vErrors === null ? validate121.errors : vErrors.concat(validate121.errors);
-errors = vErrors.length;
-}
-var valid1 = _errs7 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-else {
-validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate120.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_debriefing_started = validate123;
-const schema61 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
-
-function validate123(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate123.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate123.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate123.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "issued_by"))){
-validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate123.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("debriefing_started" !== data3){
-validate123.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.issued_by !== undefined){
-let data4 = data2.issued_by;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate123.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate123.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate123.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate123.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate123.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_disable_raise_hands = validate125;
-const schema62 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
-
-function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("disable_raise_hands" !== data2){
-validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate125.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_disable_waiting_room = validate126;
-const schema63 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_waiting_room"}}}}};
-
-function validate126(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate126.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate126.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate126.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("disable_waiting_room" !== data2){
-validate126.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_waiting_room"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate126.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate126.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate126.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_display_name_changed = validate127;
-const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","target","issued_by","old_name","new_name"],"properties":{"message":{"type":"string","const":"display_name_changed"},"target":{"type":"string","format":"uuid","description":"The renamed participant."},"issued_by":{"type":"string","format":"uuid"},"old_name":{"type":"string","minLength":1,"maxLength":100},"new_name":{"type":"string","minLength":1,"maxLength":100,"description":"As trimmed by the server."}}}}};
-
-function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate127.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((((((data2.message === undefined) && (missing1 = "message")) || ((data2.target === undefined) && (missing1 = "target"))) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))) || ((data2.old_name === undefined) && (missing1 = "old_name"))) || ((data2.new_name === undefined) && (missing1 = "new_name"))){
-validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!(((((key1 === "message") || (key1 === "target")) || (key1 === "issued_by")) || (key1 === "old_name")) || (key1 === "new_name"))){
-validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate127.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("display_name_changed" !== data3){
-validate127.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "display_name_changed"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.target !== undefined){
-let data4 = data2.target;
-const _errs10 = errors;
-if(errors === _errs10){
-if(errors === _errs10){
-if(typeof data4 === "string"){
-if(!(formats2.test(data4))){
-validate127.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate127.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.issued_by !== undefined){
-let data5 = data2.issued_by;
-const _errs12 = errors;
-if(errors === _errs12){
-if(errors === _errs12){
-if(typeof data5 === "string"){
-if(!(formats2.test(data5))){
-validate127.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate127.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-}
-var valid1 = _errs12 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.old_name !== undefined){
-let data6 = data2.old_name;
-const _errs14 = errors;
-if(errors === _errs14){
-if(typeof data6 === "string"){
-if(func2(data6) > 100){
-validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(func2(data6) < 1){
-validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate127.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs14 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.new_name !== undefined){
-let data7 = data2.new_name;
-const _errs16 = errors;
-if(errors === _errs16){
-if(typeof data7 === "string"){
-if(func2(data7) > 100){
-validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
-return false;
-}
-else {
-if(func2(data7) < 1){
-validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
-return false;
-}
-}
-}
-else {
-validate127.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
-var valid1 = _errs16 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-}
-}
-}
-else {
-validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate127.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_enable_raise_hands = validate129;
-const schema65 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
-
-function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate129.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate129.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate129.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate129.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate129.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("enable_raise_hands" !== data2){
-validate129.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate129.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate129.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_enable_waiting_room = validate130;
-const schema66 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_waiting_room"}}}}};
-
-function validate130(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate130.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs1 = errors;
-if(typeof data0 !== "string"){
-validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate130.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs1 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data1 = data.payload;
-const _errs3 = errors;
-if(errors === _errs3){
-if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
-let missing1;
-if((data1.action === undefined) && (missing1 = "action")){
-validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-if(data1.action !== undefined){
-let data2 = data1.action;
-if(typeof data2 !== "string"){
-validate130.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("enable_waiting_room" !== data2){
-validate130.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_waiting_room"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-else {
-validate130.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs3 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-else {
-validate130.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate130.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_error = validate131;
-const schema67 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest","cannot_change_name_of_registered_users","invalid_display_name"]}}}}};
-
-function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!((key1 === "message") || (key1 === "error"))){
-validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-const _errs8 = errors;
-if(typeof data3 !== "string"){
-validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("error" !== data3){
-validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
-return false;
-}
-var valid1 = _errs8 === errors;
-}
-else {
-var valid1 = true;
-}
-if(valid1){
-if(data2.error !== undefined){
-let data4 = data2.error;
-const _errs10 = errors;
-if(typeof data4 !== "string"){
-validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if(!(((((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest")) || (data4 === "cannot_change_name_of_registered_users")) || (data4 === "invalid_display_name"))){
-validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema67.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
-return false;
-}
-var valid1 = _errs10 === errors;
-}
-else {
-var valid1 = true;
-}
-}
-}
-}
-}
-else {
-validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate131.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_in_waiting_room = validate133;
-const schema68 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
-
-function validate133(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate133.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate133.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate133.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
-return false;
-}
-var valid0 = _errs2 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.timestamp !== undefined){
-const _errs4 = errors;
-if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
-vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
-errors = vErrors.length;
-}
-var valid0 = _errs4 === errors;
-}
-else {
-var valid0 = true;
-}
-if(valid0){
-if(data.payload !== undefined){
-let data2 = data.payload;
-const _errs5 = errors;
-if(errors === _errs5){
-if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
-let missing1;
-if((data2.message === undefined) && (missing1 = "message")){
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
-return false;
-}
-else {
-const _errs7 = errors;
-for(const key1 in data2){
-if(!(key1 === "message")){
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs7 === errors){
-if(data2.message !== undefined){
-let data3 = data2.message;
-if(typeof data3 !== "string"){
-validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("in_waiting_room" !== data3){
-validate133.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
-return false;
-}
-}
-}
-}
-}
-else {
-validate133.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-var valid0 = _errs5 === errors;
-}
-else {
-var valid0 = true;
-}
-}
-}
-}
-}
-}
-else {
-validate133.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
-return false;
-}
-}
-validate133.errors = vErrors;
-return errors === 0;
-}
-
-export const validate_moderation_joined_waiting_room = validate135;
-const schema69 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"}}}}};
-
-function validate135(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
-let vErrors = null;
-let errors = 0;
-if(errors === 0){
-if(data && typeof data == "object" && !Array.isArray(data)){
-let missing0;
-if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate135.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
-return false;
-}
-else {
-const _errs1 = errors;
-for(const key0 in data){
-if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate135.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
-return false;
-break;
-}
-}
-if(_errs1 === errors){
-if(data.namespace !== undefined){
-let data0 = data.namespace;
-const _errs2 = errors;
-if(typeof data0 !== "string"){
-validate135.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-if("moderation" !== data0){
-validate135.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("control" !== data0){
+validate120.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "control"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -7784,14 +6480,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
-validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
-if(!((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer"))){
-validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+if(!(((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer")) || (key1 === "media"))){
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -7801,11 +6497,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("joined_waiting_room" !== data3){
-validate135.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
+if("update" !== data3){
+validate120.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "update"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -7821,12 +6517,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate120.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate120.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -7860,6 +6556,19 @@ var valid1 = _errs13 === errors;
 else {
 var valid1 = true;
 }
+if(valid1){
+if(data2.media !== undefined){
+const _errs14 = errors;
+if(!(validate73(data2.media, {instancePath:instancePath+"/payload/media",parentData:data2,parentDataProperty:"media",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+}
 }
 }
 }
@@ -7867,7 +6576,7 @@ var valid1 = true;
 }
 }
 else {
-validate135.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -7882,16 +6591,932 @@ var valid0 = true;
 }
 }
 else {
-validate135.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate120.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate135.errors = vErrors;
+validate120.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_kick = validate139;
-const schema70 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_echo_reply = validate125;
+const schema58 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+
+function validate125(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate125.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate125.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("echo" !== data0){
+validate125.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.action === undefined) && (missing1 = "action")){
+validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data2.action !== undefined){
+if(typeof data2.action !== "string"){
+validate125.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate125.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate125.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_echo_request = validate127;
+const schema59 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"echo"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string"}},"additionalProperties":true}}};
+
+function validate127(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate127.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("echo" !== data0){
+validate127.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "echo"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+if(typeof data1.action !== "string"){
+validate127.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate127.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate127.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_configure = validate128;
+const schema60 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type","configuration"],"properties":{"action":{"type":"string","const":"configure"},"target":{"type":"string","format":"uuid","description":"The publishing participant's id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"configuration":{"type":"object","properties":{"video":{"type":"boolean"},"substream":{"type":"integer","minimum":0,"maximum":2}}}}}}};
+const schema61 = {"type":"string","enum":["video","screen"],"description":"Which of a participant's two streams: `video` (camera and microphone) or `screen` (a shared screen, with its audio when the browser captured any). A participant publishes at most one of each, and subscribes at most once to each of another participant's."};
+
+function validate129(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate129.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data === "video") || (data === "screen"))){
+validate129.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema61.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate129.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate128(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate128.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate128.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.configuration === undefined) && (missing1 = "configuration"))){
+validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate128.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("configure" !== data2){
+validate128.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "configure"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate128.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate128.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.configuration !== undefined){
+let data5 = data1.configuration;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+if(data5.video !== undefined){
+const _errs12 = errors;
+if(typeof data5.video !== "boolean"){
+validate128.errors = [{instancePath:instancePath+"/payload/configuration/video",schemaPath:"#/properties/payload/properties/configuration/properties/video/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid2 = _errs12 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.substream !== undefined){
+let data7 = data5.substream;
+const _errs14 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate128.errors = [{instancePath:instancePath+"/payload/configuration/substream",schemaPath:"#/properties/payload/properties/configuration/properties/substream/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs14){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 2 || isNaN(data7)){
+validate128.errors = [{instancePath:instancePath+"/payload/configuration/substream",schemaPath:"#/properties/payload/properties/configuration/properties/substream/maximum",keyword:"maximum",params:{comparison: "<=", limit: 2},message:"must be <= 2"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate128.errors = [{instancePath:instancePath+"/payload/configuration/substream",schemaPath:"#/properties/payload/properties/configuration/properties/substream/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+else {
+validate128.errors = [{instancePath:instancePath+"/payload/configuration",schemaPath:"#/properties/payload/properties/configuration/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate128.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate128.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate128.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_error = validate131;
+const schema62 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["invalid_sdp_offer","handle_sdp_answer","invalid_candidate","invalid_end_of_candidates","invalid_request_offer","invalid_configure_request","permission_denied"]},"source":{"type":"string","format":"uuid","description":"The publishing participant of the stream concerned."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}},"if":{"required":["error"],"properties":{"error":{"enum":["invalid_request_offer","invalid_configure_request"]}}},"then":{"required":["source","media_session_type"]},"else":{"not":{"anyOf":[{"required":["source"]},{"required":["media_session_type"]}]}}}}};
+
+function validate131(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate131.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate131.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate131.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+const _errs7 = errors;
+let valid1 = true;
+const _errs8 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.error === undefined) && (missing1 = "error")){
+const err0 = {};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+else {
+if(data2.error !== undefined){
+let data3 = data2.error;
+if(!((data3 === "invalid_request_offer") || (data3 === "invalid_configure_request"))){
+const err1 = {};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+}
+var _valid0 = _errs8 === errors;
+errors = _errs7;
+if(vErrors !== null){
+if(_errs7){
+vErrors.length = _errs7;
+}
+else {
+vErrors = null;
+}
+}
+let ifClause0;
+if(_valid0){
+const _errs10 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing2;
+if(((data2.source === undefined) && (missing2 = "source")) || ((data2.media_session_type === undefined) && (missing2 = "media_session_type"))){
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+}
+var _valid0 = _errs10 === errors;
+valid1 = _valid0;
+ifClause0 = "then";
+}
+else {
+const _errs11 = errors;
+const _errs12 = errors;
+const _errs13 = errors;
+const _errs14 = errors;
+let valid4 = false;
+const _errs15 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing3;
+if((data2.source === undefined) && (missing3 = "source")){
+const err2 = {};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+}
+}
+var _valid1 = _errs15 === errors;
+valid4 = valid4 || _valid1;
+if(!valid4){
+const _errs16 = errors;
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing4;
+if((data2.media_session_type === undefined) && (missing4 = "media_session_type")){
+const err3 = {};
+if(vErrors === null){
+vErrors = [err3];
+}
+else {
+vErrors.push(err3);
+}
+errors++;
+}
+}
+var _valid1 = _errs16 === errors;
+valid4 = valid4 || _valid1;
+}
+if(!valid4){
+const err4 = {};
+if(vErrors === null){
+vErrors = [err4];
+}
+else {
+vErrors.push(err4);
+}
+errors++;
+}
+else {
+errors = _errs14;
+if(vErrors !== null){
+if(_errs14){
+vErrors.length = _errs14;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid3 = _errs13 === errors;
+if(valid3){
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+return false;
+}
+else {
+errors = _errs12;
+if(vErrors !== null){
+if(_errs12){
+vErrors.length = _errs12;
+}
+else {
+vErrors = null;
+}
+}
+}
+var _valid0 = _errs11 === errors;
+valid1 = _valid0;
+ifClause0 = "else";
+}
+if(!valid1){
+const err5 = {instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/if",keyword:"if",params:{failingKeyword: ifClause0},message:"must match \""+ifClause0+"\" schema"};
+if(vErrors === null){
+vErrors = [err5];
+}
+else {
+vErrors.push(err5);
+}
+errors++;
+validate131.errors = vErrors;
+return false;
+}
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing5;
+if(((data2.message === undefined) && (missing5 = "message")) || ((data2.error === undefined) && (missing5 = "error"))){
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+return false;
+}
+else {
+const _errs17 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "error")) || (key1 === "source")) || (key1 === "media_session_type"))){
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs17 === errors){
+if(data2.message !== undefined){
+let data4 = data2.message;
+const _errs18 = errors;
+if(typeof data4 !== "string"){
+validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("error" !== data4){
+validate131.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+return false;
+}
+var valid5 = _errs18 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data2.error !== undefined){
+let data5 = data2.error;
+const _errs20 = errors;
+if(typeof data5 !== "string"){
+validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((data5 === "invalid_sdp_offer") || (data5 === "handle_sdp_answer")) || (data5 === "invalid_candidate")) || (data5 === "invalid_end_of_candidates")) || (data5 === "invalid_request_offer")) || (data5 === "invalid_configure_request")) || (data5 === "permission_denied"))){
+validate131.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema62.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid5 = _errs20 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data2.source !== undefined){
+let data6 = data2.source;
+const _errs22 = errors;
+if(errors === _errs22){
+if(errors === _errs22){
+if(typeof data6 === "string"){
+if(!(formats2.test(data6))){
+validate131.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate131.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid5 = _errs22 === errors;
+}
+else {
+var valid5 = true;
+}
+if(valid5){
+if(data2.media_session_type !== undefined){
+const _errs24 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid5 = _errs24 === errors;
+}
+else {
+var valid5 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate131.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate131.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate131.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_force_mute_disabled = validate134;
+const schema63 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"force_mute_disabled"}}}}};
+
+function validate134(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate134.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate134.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate134.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate134.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("force_mute_disabled" !== data3){
+validate134.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "force_mute_disabled"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate134.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate134.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate134.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_force_mute_enabled = validate136;
+const schema64 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","allow_list"],"properties":{"message":{"type":"string","const":"force_mute_enabled"},"allow_list":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
+
+function validate136(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate136.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate136.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate136.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate136.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.allow_list === undefined) && (missing1 = "allow_list"))){
+validate136.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "allow_list"))){
+validate136.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate136.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("force_mute_enabled" !== data3){
+validate136.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "force_mute_enabled"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.allow_list !== undefined){
+const _errs10 = errors;
+if(!(validate103(data2.allow_list, {instancePath:instancePath+"/payload/allow_list",parentData:data2,parentDataProperty:"allow_list",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate136.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate136.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate136.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_grant_presenter_role = validate139;
+const schema65 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","participant_ids"],"properties":{"action":{"type":"string","const":"grant_presenter_role"},"participant_ids":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
 
 function validate139(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
@@ -7911,8 +7536,8 @@ if(typeof data0 !== "string"){
 validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("media" !== data0){
+validate139.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -7927,7 +7552,7 @@ const _errs3 = errors;
 if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
-if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.participant_ids === undefined) && (missing1 = "participant_ids"))){
 validate139.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
@@ -7939,8 +7564,8 @@ if(typeof data2 !== "string"){
 validate139.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("kick" !== data2){
-validate139.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
+if("grant_presenter_role" !== data2){
+validate139.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "grant_presenter_role"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -7949,22 +7574,11 @@ else {
 var valid1 = true;
 }
 if(valid1){
-if(data1.target !== undefined){
-let data3 = data1.target;
+if(data1.participant_ids !== undefined){
 const _errs7 = errors;
-if(errors === _errs7){
-if(errors === _errs7){
-if(typeof data3 === "string"){
-if(!(formats2.test(data3))){
-validate139.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
-return false;
-}
-}
-else {
-validate139.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
-return false;
-}
-}
+if(!(validate103(data1.participant_ids, {instancePath:instancePath+"/payload/participant_ids",parentData:data1,parentDataProperty:"participant_ids",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
 }
@@ -7996,24 +7610,24 @@ validate139.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_kicked = validate140;
-const schema71 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
+export const validate_media_media_status = validate141;
+const schema66 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type","kind","receiving"],"properties":{"message":{"type":"string","const":"media_status"},"source":{"type":"string","format":"uuid","description":"The receiver's own id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"kind":{"type":"string","enum":["audio","video"]},"receiving":{"type":"boolean"}}}}};
 
-function validate140(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate141(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate140.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate141.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate140.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate141.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8023,11 +7637,545 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate140.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("moderation" !== data0){
-validate140.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+if("media" !== data0){
+validate141.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data2.kind === undefined) && (missing1 = "kind"))) || ((data2.receiving === undefined) && (missing1 = "receiving"))){
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type")) || (key1 === "kind")) || (key1 === "receiving"))){
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media_status" !== data3){
+validate141.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "media_status"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate141.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate141.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.kind !== undefined){
+let data6 = data2.kind;
+const _errs13 = errors;
+if(typeof data6 !== "string"){
+validate141.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data6 === "audio") || (data6 === "video"))){
+validate141.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema66.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.receiving !== undefined){
+const _errs15 = errors;
+if(typeof data2.receiving !== "boolean"){
+validate141.errors = [{instancePath:instancePath+"/payload/receiving",schemaPath:"#/properties/payload/properties/receiving/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs15 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate141.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate141.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate141.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_moderator_disable_force_mute = validate144;
+const schema67 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"moderator_disable_force_mute"}}}}};
+
+function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderator_disable_force_mute" !== data2){
+validate144.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "moderator_disable_force_mute"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate144.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_moderator_enable_force_mute = validate145;
+const schema68 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","allow_list"],"properties":{"action":{"type":"string","const":"moderator_enable_force_mute"},"allow_list":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
+
+function validate145(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate145.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate145.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.allow_list === undefined) && (missing1 = "allow_list"))){
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderator_enable_force_mute" !== data2){
+validate145.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "moderator_enable_force_mute"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.allow_list !== undefined){
+const _errs7 = errors;
+if(!(validate103(data1.allow_list, {instancePath:instancePath+"/payload/allow_list",parentData:data1,parentDataProperty:"allow_list",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate145.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate145.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate145.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_moderator_mute = validate147;
+const schema69 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","force"],"properties":{"action":{"type":"string","const":"moderator_mute"},"targets":{"oneOf":[{"type":"string","format":"uuid"},{"$ref":"#/components/schemas/MediaParticipantIds"}]},"force":{"type":"boolean"}}}}};
+
+function validate147(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate147.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate147.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.force === undefined) && (missing1 = "force"))){
+validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate147.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderator_mute" !== data2){
+validate147.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "moderator_mute"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.targets !== undefined){
+let data3 = data1.targets;
+const _errs7 = errors;
+const _errs8 = errors;
+let valid2 = false;
+let passing0 = null;
+const _errs9 = errors;
+if(errors === _errs9){
+if(errors === _errs9){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+const err0 = {instancePath:instancePath+"/payload/targets",schemaPath:"#/properties/payload/properties/targets/oneOf/0/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""};
+if(vErrors === null){
+vErrors = [err0];
+}
+else {
+vErrors.push(err0);
+}
+errors++;
+}
+}
+else {
+const err1 = {instancePath:instancePath+"/payload/targets",schemaPath:"#/properties/payload/properties/targets/oneOf/0/type",keyword:"type",params:{type: "string"},message:"must be string"};
+if(vErrors === null){
+vErrors = [err1];
+}
+else {
+vErrors.push(err1);
+}
+errors++;
+}
+}
+}
+var _valid0 = _errs9 === errors;
+if(_valid0){
+valid2 = true;
+passing0 = 0;
+}
+const _errs11 = errors;
+if(!(validate103(data3, {instancePath:instancePath+"/payload/targets",parentData:data1,parentDataProperty:"targets",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var _valid0 = _errs11 === errors;
+if(_valid0 && valid2){
+valid2 = false;
+passing0 = [passing0, 1];
+}
+else {
+if(_valid0){
+valid2 = true;
+passing0 = 1;
+}
+}
+if(!valid2){
+const err2 = {instancePath:instancePath+"/payload/targets",schemaPath:"#/properties/payload/properties/targets/oneOf",keyword:"oneOf",params:{passingSchemas: passing0},message:"must match exactly one schema in oneOf"};
+if(vErrors === null){
+vErrors = [err2];
+}
+else {
+vErrors.push(err2);
+}
+errors++;
+validate147.errors = vErrors;
+return false;
+}
+else {
+errors = _errs8;
+if(vErrors !== null){
+if(_errs8){
+vErrors.length = _errs8;
+}
+else {
+vErrors = null;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.force !== undefined){
+const _errs12 = errors;
+if(typeof data1.force !== "boolean"){
+validate147.errors = [{instancePath:instancePath+"/payload/force",schemaPath:"#/properties/payload/properties/force/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate147.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate147.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_presenter_granted = validate149;
+const schema70 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"presenter_granted"}}}}};
+
+function validate149(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate149.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate149.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate149.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8055,14 +8203,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8071,11 +8219,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate140.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
-if("kicked" !== data3){
-validate140.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+if("presenter_granted" !== data3){
+validate149.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "presenter_granted"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -8083,7 +8231,7 @@ return false;
 }
 }
 else {
-validate140.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8098,32 +8246,32 @@ var valid0 = true;
 }
 }
 else {
-validate140.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate149.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate140.errors = vErrors;
+validate149.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_left_waiting_room = validate142;
-const schema72 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+export const validate_media_presenter_revoked = validate151;
+const schema71 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"presenter_revoked"}}}}};
 
-function validate142(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate142.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate142.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate151.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8133,11 +8281,5263 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate142.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("presenter_revoked" !== data3){
+validate151.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "presenter_revoked"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate151.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_presenter_role_granted = validate153;
+const schema72 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","participant_ids"],"properties":{"message":{"type":"string","const":"presenter_role_granted"},"participant_ids":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
+
+function validate153(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate153.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate153.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate153.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.participant_ids === undefined) && (missing1 = "participant_ids"))){
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "participant_ids"))){
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("presenter_role_granted" !== data3){
+validate153.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "presenter_role_granted"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.participant_ids !== undefined){
+const _errs10 = errors;
+if(!(validate103(data2.participant_ids, {instancePath:instancePath+"/payload/participant_ids",parentData:data2,parentDataProperty:"participant_ids",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate153.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate153.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate153.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_presenter_role_revoked = validate156;
+const schema73 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","participant_ids"],"properties":{"message":{"type":"string","const":"presenter_role_revoked"},"participant_ids":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
+
+function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.participant_ids === undefined) && (missing1 = "participant_ids"))){
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "participant_ids"))){
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("presenter_role_revoked" !== data3){
+validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "presenter_role_revoked"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.participant_ids !== undefined){
+const _errs10 = errors;
+if(!(validate103(data2.participant_ids, {instancePath:instancePath+"/payload/participant_ids",parentData:data2,parentDataProperty:"participant_ids",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate156.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_publish = validate159;
+const schema74 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type","sdp"],"properties":{"action":{"type":"string","const":"publish"},"target":{"type":"string","format":"uuid","description":"The sender's own participant id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"sdp":{"$ref":"#/components/schemas/MediaSdp"}}}}};
+const schema75 = {"type":"string","maxLength":65536,"description":"A session description (SDP) as the browser writes it, at most 65536 characters: the default `[signaling] max_message_bytes` of a whole frame, so under the default a frame carrying a longer one is refused as `message_too_large` before its schema is read."};
+
+function validate161(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(typeof data === "string"){
+if(func2(data) > 65536){
+validate161.errors = [{instancePath,schemaPath:"#/maxLength",keyword:"maxLength",params:{limit: 65536},message:"must NOT have more than 65536 characters"}];
+return false;
+}
+}
+else {
+validate161.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+validate161.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate159(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate159.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate159.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.sdp === undefined) && (missing1 = "sdp"))){
+validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("publish" !== data2){
+validate159.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "publish"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate159.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate159.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.sdp !== undefined){
+const _errs10 = errors;
+if(!(validate161(data1.sdp, {instancePath:instancePath+"/payload/sdp",parentData:data1,parentDataProperty:"sdp",rootData}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate159.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate159.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate159.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_publish_complete = validate163;
+const schema76 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","media_session_type","media_session_state"],"properties":{"action":{"type":"string","const":"publish_complete"},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"media_session_state":{"$ref":"#/components/schemas/MediaSessionStateReport"}}}}};
+const schema77 = {"type":"object","description":"A stream's state as its publisher reports it: whether it sends audio and video. The reference's web app adds `video_settings`, its own quality setting (a number, −1 to 2); the server ignores it, whatever it is.","required":["audio","video"],"properties":{"audio":{"type":"boolean"},"video":{"type":"boolean"},"video_settings":{"description":"Ignored: any JSON value."}}};
+
+function validate165(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.audio === undefined) && (missing0 = "audio")) || ((data.video === undefined) && (missing0 = "video"))){
+validate165.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.audio !== undefined){
+const _errs1 = errors;
+if(typeof data.audio !== "boolean"){
+validate165.errors = [{instancePath:instancePath+"/audio",schemaPath:"#/properties/audio/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.video !== undefined){
+const _errs3 = errors;
+if(typeof data.video !== "boolean"){
+validate165.errors = [{instancePath:instancePath+"/video",schemaPath:"#/properties/video/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate165.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate165.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate163(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate163.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate163.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.media_session_state === undefined) && (missing1 = "media_session_state"))){
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate163.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("publish_complete" !== data2){
+validate163.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "publish_complete"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs7 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_state !== undefined){
+const _errs8 = errors;
+if(!(validate165(data1.media_session_state, {instancePath:instancePath+"/payload/media_session_state",parentData:data1,parentDataProperty:"media_session_state",rootData}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate163.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate163.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_request_mute = validate167;
+const schema78 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issuer","force"],"properties":{"message":{"type":"string","const":"request_mute"},"issuer":{"type":"string","format":"uuid","description":"The moderator's participant id."},"force":{"type":"boolean"}}}}};
+
+function validate167(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate167.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate167.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate167.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate167.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.issuer === undefined) && (missing1 = "issuer"))) || ((data2.force === undefined) && (missing1 = "force"))){
+validate167.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((key1 === "message") || (key1 === "issuer")) || (key1 === "force"))){
+validate167.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate167.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("request_mute" !== data3){
+validate167.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "request_mute"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issuer !== undefined){
+let data4 = data2.issuer;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate167.errors = [{instancePath:instancePath+"/payload/issuer",schemaPath:"#/properties/payload/properties/issuer/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate167.errors = [{instancePath:instancePath+"/payload/issuer",schemaPath:"#/properties/payload/properties/issuer/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.force !== undefined){
+const _errs12 = errors;
+if(typeof data2.force !== "boolean"){
+validate167.errors = [{instancePath:instancePath+"/payload/force",schemaPath:"#/properties/payload/properties/force/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate167.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate167.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate167.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_resubscribe = validate169;
+const schema79 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type"],"properties":{"action":{"type":"string","const":"resubscribe"},"target":{"type":"string","format":"uuid","description":"The publishing participant's id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate169(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate169.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate169.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate169.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate169.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate169.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("resubscribe" !== data2){
+validate169.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "resubscribe"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate169.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate169.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate169.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate169.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate169.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_revoke_presenter_role = validate171;
+const schema80 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","participant_ids"],"properties":{"action":{"type":"string","const":"revoke_presenter_role"},"participant_ids":{"$ref":"#/components/schemas/MediaParticipantIds"}}}}};
+
+function validate171(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate171.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate171.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate171.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.participant_ids === undefined) && (missing1 = "participant_ids"))){
+validate171.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate171.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("revoke_presenter_role" !== data2){
+validate171.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "revoke_presenter_role"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.participant_ids !== undefined){
+const _errs7 = errors;
+if(!(validate103(data1.participant_ids, {instancePath:instancePath+"/payload/participant_ids",parentData:data1,parentDataProperty:"participant_ids",rootData}))){
+vErrors = vErrors === null ? validate103.errors : vErrors.concat(validate103.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate171.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate171.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate171.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_answer = validate173;
+const schema81 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type","sdp"],"properties":{"action":{"type":"string","const":"sdp_answer"},"target":{"type":"string","format":"uuid","description":"The publishing participant's id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"sdp":{"$ref":"#/components/schemas/MediaSdp"}}}}};
+
+function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.sdp === undefined) && (missing1 = "sdp"))){
+validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_answer" !== data2){
+validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "sdp_answer"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate173.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate173.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.sdp !== undefined){
+const _errs10 = errors;
+if(!(validate161(data1.sdp, {instancePath:instancePath+"/payload/sdp",parentData:data1,parentDataProperty:"sdp",rootData}))){
+vErrors = vErrors === null ? validate161.errors : vErrors.concat(validate161.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate173.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_answer_event = validate176;
+const schema82 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type","sdp"],"properties":{"message":{"type":"string","const":"sdp_answer"},"source":{"type":"string","format":"uuid","description":"The receiver's own id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"sdp":{"type":"string"}}}}};
+
+function validate176(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate176.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate176.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate176.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate176.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data2.sdp === undefined) && (missing1 = "sdp"))){
+validate176.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type")) || (key1 === "sdp"))){
+validate176.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate176.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_answer" !== data3){
+validate176.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sdp_answer"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate176.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate176.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.sdp !== undefined){
+const _errs13 = errors;
+if(typeof data2.sdp !== "string"){
+validate176.errors = [{instancePath:instancePath+"/payload/sdp",schemaPath:"#/properties/payload/properties/sdp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate176.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate176.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate176.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_candidate = validate179;
+const schema83 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type","candidate"],"properties":{"action":{"type":"string","const":"sdp_candidate"},"target":{"type":"string","format":"uuid","description":"The sender's own id (its publisher) or the publishing participant's (a subscription)."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"candidate":{"type":"object","required":["sdpMLineIndex","candidate"],"properties":{"sdpMid":{"type":["string","null"],"description":"Ignored."},"sdpMLineIndex":{"type":"integer","minimum":0,"maximum":4294967295},"candidate":{"type":"string","maxLength":1024}}}}}}};
+
+function validate179(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate179.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate179.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate179.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.candidate === undefined) && (missing1 = "candidate"))){
+validate179.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate179.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_candidate" !== data2){
+validate179.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "sdp_candidate"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate179.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate179.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.candidate !== undefined){
+let data5 = data1.candidate;
+const _errs10 = errors;
+if(errors === _errs10){
+if(data5 && typeof data5 == "object" && !Array.isArray(data5)){
+let missing2;
+if(((data5.sdpMLineIndex === undefined) && (missing2 = "sdpMLineIndex")) || ((data5.candidate === undefined) && (missing2 = "candidate"))){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate",schemaPath:"#/properties/payload/properties/candidate/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+if(data5.sdpMid !== undefined){
+let data6 = data5.sdpMid;
+const _errs12 = errors;
+if((typeof data6 !== "string") && (data6 !== null)){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/sdpMid",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMid/type",keyword:"type",params:{type: schema83.properties.payload.properties.candidate.properties.sdpMid.type},message:"must be string,null"}];
+return false;
+}
+var valid2 = _errs12 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.sdpMLineIndex !== undefined){
+let data7 = data5.sdpMLineIndex;
+const _errs14 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs14){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 4294967295 || isNaN(data7)){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs14 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data5.candidate !== undefined){
+let data8 = data5.candidate;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data8 === "string"){
+if(func2(data8) > 1024){
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/candidate",schemaPath:"#/properties/payload/properties/candidate/properties/candidate/maxLength",keyword:"maxLength",params:{limit: 1024},message:"must NOT have more than 1024 characters"}];
+return false;
+}
+}
+else {
+validate179.errors = [{instancePath:instancePath+"/payload/candidate/candidate",schemaPath:"#/properties/payload/properties/candidate/properties/candidate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate179.errors = [{instancePath:instancePath+"/payload/candidate",schemaPath:"#/properties/payload/properties/candidate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate179.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate179.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate179.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_candidate_event = validate181;
+const schema84 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type","candidate"],"properties":{"message":{"type":"string","const":"sdp_candidate"},"source":{"type":"string","format":"uuid","description":"The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"candidate":{"type":"object","additionalProperties":false,"required":["sdpMLineIndex","candidate"],"properties":{"sdpMLineIndex":{"type":"integer","minimum":0,"maximum":4294967295},"candidate":{"type":"string"}}}}}}};
+
+function validate181(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate181.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate181.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate181.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate181.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data2.candidate === undefined) && (missing1 = "candidate"))){
+validate181.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type")) || (key1 === "candidate"))){
+validate181.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate181.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_candidate" !== data3){
+validate181.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sdp_candidate"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate181.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate181.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.candidate !== undefined){
+let data6 = data2.candidate;
+const _errs13 = errors;
+if(errors === _errs13){
+if(data6 && typeof data6 == "object" && !Array.isArray(data6)){
+let missing2;
+if(((data6.sdpMLineIndex === undefined) && (missing2 = "sdpMLineIndex")) || ((data6.candidate === undefined) && (missing2 = "candidate"))){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate",schemaPath:"#/properties/payload/properties/candidate/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+return false;
+}
+else {
+const _errs15 = errors;
+for(const key2 in data6){
+if(!((key2 === "sdpMLineIndex") || (key2 === "candidate"))){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate",schemaPath:"#/properties/payload/properties/candidate/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key2},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs15 === errors){
+if(data6.sdpMLineIndex !== undefined){
+let data7 = data6.sdpMLineIndex;
+const _errs16 = errors;
+if(!(((typeof data7 == "number") && (!(data7 % 1) && !isNaN(data7))) && (isFinite(data7)))){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/type",keyword:"type",params:{type: "integer"},message:"must be integer"}];
+return false;
+}
+if(errors === _errs16){
+if((typeof data7 == "number") && (isFinite(data7))){
+if(data7 > 4294967295 || isNaN(data7)){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/maximum",keyword:"maximum",params:{comparison: "<=", limit: 4294967295},message:"must be <= 4294967295"}];
+return false;
+}
+else {
+if(data7 < 0 || isNaN(data7)){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate/sdpMLineIndex",schemaPath:"#/properties/payload/properties/candidate/properties/sdpMLineIndex/minimum",keyword:"minimum",params:{comparison: ">=", limit: 0},message:"must be >= 0"}];
+return false;
+}
+}
+}
+}
+var valid2 = _errs16 === errors;
+}
+else {
+var valid2 = true;
+}
+if(valid2){
+if(data6.candidate !== undefined){
+const _errs18 = errors;
+if(typeof data6.candidate !== "string"){
+validate181.errors = [{instancePath:instancePath+"/payload/candidate/candidate",schemaPath:"#/properties/payload/properties/candidate/properties/candidate/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid2 = _errs18 === errors;
+}
+else {
+var valid2 = true;
+}
+}
+}
+}
+}
+else {
+validate181.errors = [{instancePath:instancePath+"/payload/candidate",schemaPath:"#/properties/payload/properties/candidate/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate181.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate181.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate181.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_end_of_candidates = validate184;
+const schema85 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type"],"properties":{"action":{"type":"string","const":"sdp_end_of_candidates"},"target":{"type":"string","format":"uuid","description":"The sender's own id (its publisher) or the publishing participant's (a subscription)."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate184(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate184.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate184.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate184.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate184.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate184.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_end_of_candidates" !== data2){
+validate184.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "sdp_end_of_candidates"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate184.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate184.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate184.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate184.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate184.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_end_of_candidates_event = validate186;
+const schema86 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type"],"properties":{"message":{"type":"string","const":"sdp_end_of_candidates"},"source":{"type":"string","format":"uuid","description":"The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate186(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate186.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate186.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate186.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate186.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate186.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type"))){
+validate186.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate186.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_end_of_candidates" !== data3){
+validate186.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sdp_end_of_candidates"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate186.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate186.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate186.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate186.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate186.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_sdp_offer = validate189;
+const schema87 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type","sdp"],"properties":{"message":{"type":"string","const":"sdp_offer"},"source":{"type":"string","format":"uuid","description":"The publishing participant's id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"sdp":{"type":"string"}}}}};
+
+function validate189(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate189.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate189.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate189.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate189.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data2.sdp === undefined) && (missing1 = "sdp"))){
+validate189.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type")) || (key1 === "sdp"))){
+validate189.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate189.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("sdp_offer" !== data3){
+validate189.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sdp_offer"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate189.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate189.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.sdp !== undefined){
+const _errs13 = errors;
+if(typeof data2.sdp !== "string"){
+validate189.errors = [{instancePath:instancePath+"/payload/sdp",schemaPath:"#/properties/payload/properties/sdp/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate189.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate189.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate189.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_speaker_updated = validate192;
+const schema88 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","participant","is_speaking","updated_at"],"properties":{"message":{"type":"string","const":"speaker_updated"},"participant":{"type":"string","format":"uuid"},"is_speaking":{"type":"boolean"},"updated_at":{"type":"string","format":"date-time"}}}}};
+
+function validate192(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate192.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate192.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate192.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate192.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.participant === undefined) && (missing1 = "participant"))) || ((data2.is_speaking === undefined) && (missing1 = "is_speaking"))) || ((data2.updated_at === undefined) && (missing1 = "updated_at"))){
+validate192.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "participant")) || (key1 === "is_speaking")) || (key1 === "updated_at"))){
+validate192.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate192.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("speaker_updated" !== data3){
+validate192.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "speaker_updated"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.participant !== undefined){
+let data4 = data2.participant;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate192.errors = [{instancePath:instancePath+"/payload/participant",schemaPath:"#/properties/payload/properties/participant/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate192.errors = [{instancePath:instancePath+"/payload/participant",schemaPath:"#/properties/payload/properties/participant/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.is_speaking !== undefined){
+const _errs12 = errors;
+if(typeof data2.is_speaking !== "boolean"){
+validate192.errors = [{instancePath:instancePath+"/payload/is_speaking",schemaPath:"#/properties/payload/properties/is_speaking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.updated_at !== undefined){
+let data6 = data2.updated_at;
+const _errs14 = errors;
+if(errors === _errs14){
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(!(formats0.validate(data6))){
+validate192.errors = [{instancePath:instancePath+"/payload/updated_at",schemaPath:"#/properties/payload/properties/updated_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+return false;
+}
+}
+else {
+validate192.errors = [{instancePath:instancePath+"/payload/updated_at",schemaPath:"#/properties/payload/properties/updated_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate192.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate192.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate192.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_subscribe = validate194;
+const schema89 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","target","media_session_type"],"properties":{"action":{"type":"string","const":"subscribe"},"target":{"type":"string","format":"uuid","description":"The publishing participant's id."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"without_video":{"type":"boolean","description":"Audio only; default false."}}}}};
+
+function validate194(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate194.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate194.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate194.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate194.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate194.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("subscribe" !== data2){
+validate194.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "subscribe"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate194.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate194.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs9 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.without_video !== undefined){
+const _errs10 = errors;
+if(typeof data1.without_video !== "boolean"){
+validate194.errors = [{instancePath:instancePath+"/payload/without_video",schemaPath:"#/properties/payload/properties/without_video/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate194.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate194.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate194.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_unpublish = validate196;
+const schema90 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","media_session_type"],"properties":{"action":{"type":"string","const":"unpublish"},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate196(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate196.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate196.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate196.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate196.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate196.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("unpublish" !== data2){
+validate196.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "unpublish"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs7 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate196.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate196.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate196.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_update_media_session = validate198;
+const schema91 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","media_session_type","media_session_state"],"properties":{"action":{"type":"string","const":"update_media_session"},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"media_session_state":{"$ref":"#/components/schemas/MediaSessionStateReport"}}}}};
+
+function validate198(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate198.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate198.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate198.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data1.media_session_state === undefined) && (missing1 = "media_session_state"))){
+validate198.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate198.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("update_media_session" !== data2){
+validate198.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_media_session"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_type !== undefined){
+const _errs7 = errors;
+if(!(validate129(data1.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data1,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.media_session_state !== undefined){
+const _errs8 = errors;
+if(!(validate165(data1.media_session_state, {instancePath:instancePath+"/payload/media_session_state",parentData:data1,parentDataProperty:"media_session_state",rootData}))){
+vErrors = vErrors === null ? validate165.errors : vErrors.concat(validate165.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate198.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate198.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate198.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_update_speaking_state = validate201;
+const schema92 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"media"},"payload":{"type":"object","required":["action","is_speaking"],"properties":{"action":{"type":"string","const":"update_speaking_state"},"is_speaking":{"type":"boolean"}}}}};
+
+function validate201(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate201.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate201.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate201.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.is_speaking === undefined) && (missing1 = "is_speaking"))){
+validate201.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate201.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("update_speaking_state" !== data2){
+validate201.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_speaking_state"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.is_speaking !== undefined){
+const _errs7 = errors;
+if(typeof data1.is_speaking !== "boolean"){
+validate201.errors = [{instancePath:instancePath+"/payload/is_speaking",schemaPath:"#/properties/payload/properties/is_speaking/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+return false;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate201.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate201.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate201.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_webrtc_down = validate202;
+const schema93 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type"],"properties":{"message":{"type":"string","const":"webrtc_down"},"source":{"type":"string","format":"uuid","description":"The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate202(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate202.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate202.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate202.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate202.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate202.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type"))){
+validate202.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate202.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("webrtc_down" !== data3){
+validate202.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "webrtc_down"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate202.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate202.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate202.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate202.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate202.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_webrtc_slow = validate205;
+const schema94 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type","direction"],"properties":{"message":{"type":"string","const":"webrtc_slow"},"source":{"type":"string","format":"uuid","description":"The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"},"direction":{"type":"string","enum":["upstream","downstream"]}}}}};
+
+function validate205(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate205.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate205.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate205.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate205.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))) || ((data2.direction === undefined) && (missing1 = "direction"))){
+validate205.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type")) || (key1 === "direction"))){
+validate205.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate205.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("webrtc_slow" !== data3){
+validate205.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "webrtc_slow"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate205.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate205.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.direction !== undefined){
+let data6 = data2.direction;
+const _errs13 = errors;
+if(typeof data6 !== "string"){
+validate205.errors = [{instancePath:instancePath+"/payload/direction",schemaPath:"#/properties/payload/properties/direction/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!((data6 === "upstream") || (data6 === "downstream"))){
+validate205.errors = [{instancePath:instancePath+"/payload/direction",schemaPath:"#/properties/payload/properties/direction/enum",keyword:"enum",params:{allowedValues: schema94.properties.payload.properties.direction.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+else {
+validate205.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate205.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate205.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_media_webrtc_up = validate208;
+const schema95 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"media"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","source","media_session_type"],"properties":{"message":{"type":"string","const":"webrtc_up"},"source":{"type":"string","format":"uuid","description":"The participant whose stream it is: the receiver's own id for its publisher, the publisher's for a subscription."},"media_session_type":{"$ref":"#/components/schemas/MediaSessionType"}}}}};
+
+function validate208(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate208.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate208.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate208.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("media" !== data0){
+validate208.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "media"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.source === undefined) && (missing1 = "source"))) || ((data2.media_session_type === undefined) && (missing1 = "media_session_type"))){
+validate208.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((key1 === "message") || (key1 === "source")) || (key1 === "media_session_type"))){
+validate208.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate208.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("webrtc_up" !== data3){
+validate208.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "webrtc_up"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.source !== undefined){
+let data4 = data2.source;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate208.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate208.errors = [{instancePath:instancePath+"/payload/source",schemaPath:"#/properties/payload/properties/source/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media_session_type !== undefined){
+const _errs12 = errors;
+if(!(validate129(data2.media_session_type, {instancePath:instancePath+"/payload/media_session_type",parentData:data2,parentDataProperty:"media_session_type",rootData}))){
+vErrors = vErrors === null ? validate129.errors : vErrors.concat(validate129.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate208.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate208.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate208.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_accept = validate211;
+const schema96 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"accept"},"target":{"type":"string","format":"uuid","description":"The waiting participant's id."}}}}};
+
+function validate211(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate211.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate211.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate142.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate211.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate211.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate211.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("accept" !== data2){
+validate211.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "accept"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate211.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate211.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate211.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate211.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate211.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_accepted = validate212;
+const schema97 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"accepted"}}}}};
+
+function validate212(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate212.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate212.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate212.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate212.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate212.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate212.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate212.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("accepted" !== data3){
+validate212.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "accepted"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate212.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate212.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate212.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_ban = validate214;
+const schema98 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"ban"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate214(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate214.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate214.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate214.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate214.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate214.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("ban" !== data2){
+validate214.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "ban"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate214.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate214.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate214.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate214.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate214.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_banned = validate215;
+const schema99 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"banned"}}}}};
+
+function validate215(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate215.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate215.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate215.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate215.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate215.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate215.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate215.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("banned" !== data3){
+validate215.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "banned"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate215.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate215.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate215.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_change_display_name = validate217;
+const schema100 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target","new_name"],"properties":{"action":{"type":"string","const":"change_display_name"},"target":{"type":"string","format":"uuid","description":"The guest's or caller's participant id."},"new_name":{"type":"string","description":"Trimmed by the server, then 1 to 100 characters (else `invalid_display_name`, not `invalid_message`)."}}}}};
+
+function validate217(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate217.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate217.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate217.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))) || ((data1.new_name === undefined) && (missing1 = "new_name"))){
+validate217.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate217.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("change_display_name" !== data2){
+validate217.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "change_display_name"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate217.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate217.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.new_name !== undefined){
+const _errs9 = errors;
+if(typeof data1.new_name !== "string"){
+validate217.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+var valid1 = _errs9 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate217.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate217.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate217.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debrief = validate218;
+const schema101 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","kick_scope"],"properties":{"action":{"type":"string","const":"debrief"},"kick_scope":{"$ref":"#/components/schemas/KickScope"}}}}};
+const schema102 = {"type":"string","enum":["guests","users_and_guests","all"],"description":"Whom a debriefing removes, by role: `guests` the participants with the guest role, `users_and_guests` everyone but moderators, `all` everyone, moderators included."};
+
+function validate219(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(typeof data !== "string"){
+validate219.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((data === "guests") || (data === "users_and_guests")) || (data === "all"))){
+validate219.errors = [{instancePath,schemaPath:"#/enum",keyword:"enum",params:{allowedValues: schema102.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+validate219.errors = vErrors;
+return errors === 0;
+}
+
+
+function validate218(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate218.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate218.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate218.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.kick_scope === undefined) && (missing1 = "kick_scope"))){
+validate218.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate218.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("debrief" !== data2){
+validate218.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "debrief"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.kick_scope !== undefined){
+const _errs7 = errors;
+if(!(validate219(data1.kick_scope, {instancePath:instancePath+"/payload/kick_scope",parentData:data1,parentDataProperty:"kick_scope",rootData}))){
+vErrors = vErrors === null ? validate219.errors : vErrors.concat(validate219.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate218.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate218.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate218.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_debriefing_started = validate221;
+const schema103 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"debriefing_started"},"issued_by":{"type":"string","format":"uuid"}}}}};
+
+function validate221(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate221.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate221.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate221.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate221.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
+validate221.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "issued_by"))){
+validate221.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate221.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("debriefing_started" !== data3){
+validate221.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "debriefing_started"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data4 = data2.issued_by;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate221.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate221.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate221.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate221.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate221.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_disable_raise_hands = validate223;
+const schema104 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_raise_hands"}}}}};
+
+function validate223(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate223.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate223.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate223.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate223.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate223.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("disable_raise_hands" !== data2){
+validate223.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate223.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate223.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate223.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_disable_waiting_room = validate224;
+const schema105 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"disable_waiting_room"}}}}};
+
+function validate224(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate224.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate224.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate224.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate224.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate224.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("disable_waiting_room" !== data2){
+validate224.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "disable_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate224.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate224.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate224.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_display_name_changed = validate225;
+const schema106 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","target","issued_by","old_name","new_name"],"properties":{"message":{"type":"string","const":"display_name_changed"},"target":{"type":"string","format":"uuid","description":"The renamed participant."},"issued_by":{"type":"string","format":"uuid"},"old_name":{"type":"string","minLength":1,"maxLength":100},"new_name":{"type":"string","minLength":1,"maxLength":100,"description":"As trimmed by the server."}}}}};
+
+function validate225(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate225.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate225.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate225.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate225.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((((data2.message === undefined) && (missing1 = "message")) || ((data2.target === undefined) && (missing1 = "target"))) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))) || ((data2.old_name === undefined) && (missing1 = "old_name"))) || ((data2.new_name === undefined) && (missing1 = "new_name"))){
+validate225.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "message") || (key1 === "target")) || (key1 === "issued_by")) || (key1 === "old_name")) || (key1 === "new_name"))){
+validate225.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate225.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("display_name_changed" !== data3){
+validate225.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "display_name_changed"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.target !== undefined){
+let data4 = data2.target;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate225.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate225.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.issued_by !== undefined){
+let data5 = data2.issued_by;
+const _errs12 = errors;
+if(errors === _errs12){
+if(errors === _errs12){
+if(typeof data5 === "string"){
+if(!(formats2.test(data5))){
+validate225.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate225.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.old_name !== undefined){
+let data6 = data2.old_name;
+const _errs14 = errors;
+if(errors === _errs14){
+if(typeof data6 === "string"){
+if(func2(data6) > 100){
+validate225.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data6) < 1){
+validate225.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate225.errors = [{instancePath:instancePath+"/payload/old_name",schemaPath:"#/properties/payload/properties/old_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.new_name !== undefined){
+let data7 = data2.new_name;
+const _errs16 = errors;
+if(errors === _errs16){
+if(typeof data7 === "string"){
+if(func2(data7) > 100){
+validate225.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/maxLength",keyword:"maxLength",params:{limit: 100},message:"must NOT have more than 100 characters"}];
+return false;
+}
+else {
+if(func2(data7) < 1){
+validate225.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/minLength",keyword:"minLength",params:{limit: 1},message:"must NOT have fewer than 1 characters"}];
+return false;
+}
+}
+}
+else {
+validate225.errors = [{instancePath:instancePath+"/payload/new_name",schemaPath:"#/properties/payload/properties/new_name/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+var valid1 = _errs16 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate225.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate225.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate225.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_enable_raise_hands = validate227;
+const schema107 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_raise_hands"}}}}};
+
+function validate227(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate227.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate227.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate227.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate227.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate227.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_raise_hands" !== data2){
+validate227.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_raise_hands"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate227.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate227.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate227.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_enable_waiting_room = validate228;
+const schema108 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"enable_waiting_room"}}}}};
+
+function validate228(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate228.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate228.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate228.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if((data1.action === undefined) && (missing1 = "action")){
+validate228.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+if(typeof data2 !== "string"){
+validate228.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("enable_waiting_room" !== data2){
+validate228.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "enable_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+else {
+validate228.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate228.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate228.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_error = validate229;
+const schema109 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","not_in_waiting_room","unknown_participant","cannot_kick_room_owner","cannot_ban_room_owner","cannot_send_room_owner_to_waiting_room","cannot_ban_guest","cannot_change_name_of_registered_users","invalid_display_name"]}}}}};
+
+function validate229(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate229.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate229.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate229.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate229.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
+validate229.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!((key1 === "message") || (key1 === "error"))){
+validate229.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate229.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("error" !== data3){
+validate229.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.error !== undefined){
+let data4 = data2.error;
+const _errs10 = errors;
+if(typeof data4 !== "string"){
+validate229.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if(!(((((((((data4 === "insufficient_permissions") || (data4 === "not_in_waiting_room")) || (data4 === "unknown_participant")) || (data4 === "cannot_kick_room_owner")) || (data4 === "cannot_ban_room_owner")) || (data4 === "cannot_send_room_owner_to_waiting_room")) || (data4 === "cannot_ban_guest")) || (data4 === "cannot_change_name_of_registered_users")) || (data4 === "invalid_display_name"))){
+validate229.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema109.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+return false;
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+else {
+validate229.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate229.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate229.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_in_waiting_room = validate231;
+const schema110 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"in_waiting_room"}}}}};
+
+function validate231(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate231.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate231.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate231.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate231.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate231.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate231.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate231.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("in_waiting_room" !== data3){
+validate231.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "in_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate231.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate231.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate231.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_joined_waiting_room = validate233;
+const schema111 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","description":"A Participant, tagged with `message`.","additionalProperties":false,"required":["message","id","control"],"properties":{"message":{"type":"string","const":"joined_waiting_room"},"id":{"type":"string","format":"uuid"},"control":{"$ref":"#/components/schemas/ParticipantControl"},"timer":{"$ref":"#/components/schemas/TimerPeerData"},"media":{"$ref":"#/components/schemas/MediaPeerData"}}}}};
+
+function validate233(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate233.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate233.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate233.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate233.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))) || ((data2.control === undefined) && (missing1 = "control"))){
+validate233.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(((((key1 === "message") || (key1 === "id")) || (key1 === "control")) || (key1 === "timer")) || (key1 === "media"))){
+validate233.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+const _errs8 = errors;
+if(typeof data3 !== "string"){
+validate233.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("joined_waiting_room" !== data3){
+validate233.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "joined_waiting_room"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs8 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.id !== undefined){
+let data4 = data2.id;
+const _errs10 = errors;
+if(errors === _errs10){
+if(errors === _errs10){
+if(typeof data4 === "string"){
+if(!(formats2.test(data4))){
+validate233.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate233.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs10 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.control !== undefined){
+const _errs12 = errors;
+if(!(validate68(data2.control, {instancePath:instancePath+"/payload/control",parentData:data2,parentDataProperty:"control",rootData}))){
+vErrors = vErrors === null ? validate68.errors : vErrors.concat(validate68.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs12 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.timer !== undefined){
+const _errs13 = errors;
+if(!(validate71(data2.timer, {instancePath:instancePath+"/payload/timer",parentData:data2,parentDataProperty:"timer",rootData}))){
+vErrors = vErrors === null ? validate71.errors : vErrors.concat(validate71.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs13 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data2.media !== undefined){
+const _errs14 = errors;
+if(!(validate73(data2.media, {instancePath:instancePath+"/payload/media",parentData:data2,parentDataProperty:"media",rootData}))){
+vErrors = vErrors === null ? validate73.errors : vErrors.concat(validate73.errors);
+errors = vErrors.length;
+}
+var valid1 = _errs14 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+}
+}
+}
+}
+else {
+validate233.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate233.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate233.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_kick = validate238;
+const schema112 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"kick"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+
+function validate238(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate238.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs1 = errors;
+if(typeof data0 !== "string"){
+validate238.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate238.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs1 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data1 = data.payload;
+const _errs3 = errors;
+if(errors === _errs3){
+if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
+let missing1;
+if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
+validate238.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+if(data1.action !== undefined){
+let data2 = data1.action;
+const _errs5 = errors;
+if(typeof data2 !== "string"){
+validate238.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kick" !== data2){
+validate238.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "kick"},message:"must be equal to constant"}];
+return false;
+}
+var valid1 = _errs5 === errors;
+}
+else {
+var valid1 = true;
+}
+if(valid1){
+if(data1.target !== undefined){
+let data3 = data1.target;
+const _errs7 = errors;
+if(errors === _errs7){
+if(errors === _errs7){
+if(typeof data3 === "string"){
+if(!(formats2.test(data3))){
+validate238.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+return false;
+}
+}
+else {
+validate238.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+}
+}
+var valid1 = _errs7 === errors;
+}
+else {
+var valid1 = true;
+}
+}
+}
+}
+else {
+validate238.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs3 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+else {
+validate238.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate238.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_kicked = validate239;
+const schema113 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"kicked"}}}}};
+
+function validate239(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate239.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate239.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate239.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate239.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+return false;
+}
+var valid0 = _errs2 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.timestamp !== undefined){
+const _errs4 = errors;
+if(!(validate24(data.timestamp, {instancePath:instancePath+"/timestamp",parentData:data,parentDataProperty:"timestamp",rootData}))){
+vErrors = vErrors === null ? validate24.errors : vErrors.concat(validate24.errors);
+errors = vErrors.length;
+}
+var valid0 = _errs4 === errors;
+}
+else {
+var valid0 = true;
+}
+if(valid0){
+if(data.payload !== undefined){
+let data2 = data.payload;
+const _errs5 = errors;
+if(errors === _errs5){
+if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
+let missing1;
+if((data2.message === undefined) && (missing1 = "message")){
+validate239.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+return false;
+}
+else {
+const _errs7 = errors;
+for(const key1 in data2){
+if(!(key1 === "message")){
+validate239.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs7 === errors){
+if(data2.message !== undefined){
+let data3 = data2.message;
+if(typeof data3 !== "string"){
+validate239.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("kicked" !== data3){
+validate239.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "kicked"},message:"must be equal to constant"}];
+return false;
+}
+}
+}
+}
+}
+else {
+validate239.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+var valid0 = _errs5 === errors;
+}
+else {
+var valid0 = true;
+}
+}
+}
+}
+}
+}
+else {
+validate239.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+return false;
+}
+}
+validate239.errors = vErrors;
+return errors === 0;
+}
+
+export const validate_moderation_left_waiting_room = validate241;
+const schema114 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","id"],"properties":{"message":{"type":"string","const":"left_waiting_room"},"id":{"type":"string","format":"uuid"}}}}};
+
+function validate241(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+let vErrors = null;
+let errors = 0;
+if(errors === 0){
+if(data && typeof data == "object" && !Array.isArray(data)){
+let missing0;
+if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
+validate241.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+return false;
+}
+else {
+const _errs1 = errors;
+for(const key0 in data){
+if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
+validate241.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+return false;
+break;
+}
+}
+if(_errs1 === errors){
+if(data.namespace !== undefined){
+let data0 = data.namespace;
+const _errs2 = errors;
+if(typeof data0 !== "string"){
+validate241.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+return false;
+}
+if("moderation" !== data0){
+validate241.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8165,14 +13565,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.id === undefined) && (missing1 = "id"))){
-validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate241.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "id"))){
-validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate241.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8182,11 +13582,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate142.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("left_waiting_room" !== data3){
-validate142.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
+validate241.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "left_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8202,12 +13602,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate142.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate241.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate241.errors = [{instancePath:instancePath+"/payload/id",schemaPath:"#/properties/payload/properties/id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8222,7 +13622,7 @@ var valid1 = true;
 }
 }
 else {
-validate142.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate241.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8237,32 +13637,32 @@ var valid0 = true;
 }
 }
 else {
-validate142.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate241.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate142.errors = vErrors;
+validate241.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_disabled = validate144;
-const schema73 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_disabled = validate243;
+const schema115 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_disabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate144(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate243(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate144.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate243.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate144.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate243.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8272,11 +13672,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate243.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate144.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate243.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8304,14 +13704,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate243.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate243.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8321,11 +13721,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate144.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate243.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raise_hands_disabled" !== data3){
-validate144.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
+validate243.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_disabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8341,12 +13741,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate144.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate243.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate243.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8361,7 +13761,7 @@ var valid1 = true;
 }
 }
 else {
-validate144.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8376,32 +13776,32 @@ var valid0 = true;
 }
 }
 else {
-validate144.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate243.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate144.errors = vErrors;
+validate243.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raise_hands_enabled = validate146;
-const schema74 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raise_hands_enabled = validate245;
+const schema116 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raise_hands_enabled"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate146(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate245(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate146.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate245.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate146.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate245.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8411,11 +13811,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate146.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate245.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8443,14 +13843,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate245.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate245.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8460,11 +13860,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate146.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raise_hands_enabled" !== data3){
-validate146.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
+validate245.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raise_hands_enabled"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8480,12 +13880,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate146.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate245.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate245.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8500,7 +13900,7 @@ var valid1 = true;
 }
 }
 else {
-validate146.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8515,32 +13915,32 @@ var valid0 = true;
 }
 }
 else {
-validate146.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate245.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate146.errors = vErrors;
+validate245.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_raised_hand_reset_by_moderator = validate148;
-const schema75 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_raised_hand_reset_by_moderator = validate247;
+const schema117 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"raised_hand_reset_by_moderator"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate148(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate247(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate148.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate247.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate148.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate247.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8550,11 +13950,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate148.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate247.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate148.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate247.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -8582,14 +13982,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate247.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate247.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -8599,11 +13999,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate148.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate247.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("raised_hand_reset_by_moderator" !== data3){
-validate148.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
+validate247.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "raised_hand_reset_by_moderator"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -8619,12 +14019,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate148.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate247.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate247.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8639,7 +14039,7 @@ var valid1 = true;
 }
 }
 else {
-validate148.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate247.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8654,25 +14054,25 @@ var valid0 = true;
 }
 }
 else {
-validate148.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate247.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate148.errors = vErrors;
+validate247.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_reset_raised_hands = validate150;
-const schema76 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
+export const validate_moderation_reset_raised_hands = validate249;
+const schema118 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action"],"properties":{"action":{"type":"string","const":"reset_raised_hands"},"target":{"oneOf":[{"type":"string","format":"uuid"},{"type":"array","minItems":1,"maxItems":1000,"items":{"type":"string","format":"uuid"}}]}}}}};
 
-function validate150(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate249(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate150.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate249.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8680,11 +14080,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate150.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate150.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate249.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8700,7 +14100,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((data1.action === undefined) && (missing1 = "action")){
-validate150.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate249.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8708,11 +14108,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate150.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate249.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("reset_raised_hands" !== data2){
-validate150.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
+validate249.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "reset_raised_hands"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8854,7 +14254,7 @@ else {
 vErrors.push(err7);
 }
 errors++;
-validate150.errors = vErrors;
+validate249.errors = vErrors;
 return false;
 }
 else {
@@ -8877,7 +14277,7 @@ var valid1 = true;
 }
 }
 else {
-validate150.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8890,25 +14290,25 @@ var valid0 = true;
 }
 }
 else {
-validate150.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate249.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate150.errors = vErrors;
+validate249.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_send_to_waiting_room = validate151;
-const schema77 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
+export const validate_moderation_send_to_waiting_room = validate250;
+const schema119 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"payload":{"type":"object","required":["action","target"],"properties":{"action":{"type":"string","const":"send_to_waiting_room"},"target":{"type":"string","format":"uuid","description":"The participant's id."}}}}};
 
-function validate151(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate250(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate151.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate250.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -8916,11 +14316,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate151.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate250.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -8936,7 +14336,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.target === undefined) && (missing1 = "target"))){
-validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate250.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -8944,11 +14344,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate151.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("send_to_waiting_room" !== data2){
-validate151.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
+validate250.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "send_to_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -8964,12 +14364,12 @@ if(errors === _errs7){
 if(errors === _errs7){
 if(typeof data3 === "string"){
 if(!(formats2.test(data3))){
-validate151.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate250.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate250.errors = [{instancePath:instancePath+"/payload/target",schemaPath:"#/properties/payload/properties/target/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -8983,7 +14383,7 @@ var valid1 = true;
 }
 }
 else {
-validate151.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate250.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -8996,32 +14396,32 @@ var valid0 = true;
 }
 }
 else {
-validate151.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate250.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate151.errors = vErrors;
+validate250.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_sent_to_waiting_room = validate152;
-const schema78 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
+export const validate_moderation_sent_to_waiting_room = validate251;
+const schema120 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"sent_to_waiting_room"}}}}};
 
-function validate152(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate251(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate152.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate251.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate152.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate251.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9031,11 +14431,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate152.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate152.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate251.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9063,14 +14463,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate251.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate251.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9079,11 +14479,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate152.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate251.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("sent_to_waiting_room" !== data3){
-validate152.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
+validate251.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "sent_to_waiting_room"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -9091,7 +14491,7 @@ return false;
 }
 }
 else {
-validate152.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate251.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9106,32 +14506,32 @@ var valid0 = true;
 }
 }
 else {
-validate152.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate251.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate152.errors = vErrors;
+validate251.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_session_ended = validate154;
-const schema79 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
+export const validate_moderation_session_ended = validate253;
+const schema121 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","issued_by"],"properties":{"message":{"type":"string","const":"session_ended"},"issued_by":{"type":"string","format":"uuid"}}}}};
 
-function validate154(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate253(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate154.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate253.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate154.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate253.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9141,11 +14541,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate154.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate154.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate253.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9173,14 +14573,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.issued_by === undefined) && (missing1 = "issued_by"))){
-validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate253.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "issued_by"))){
-validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate253.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9190,11 +14590,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate154.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("session_ended" !== data3){
-validate154.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
+validate253.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "session_ended"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9210,12 +14610,12 @@ if(errors === _errs10){
 if(errors === _errs10){
 if(typeof data4 === "string"){
 if(!(formats2.test(data4))){
-validate154.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate253.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate253.errors = [{instancePath:instancePath+"/payload/issued_by",schemaPath:"#/properties/payload/properties/issued_by/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9230,7 +14630,7 @@ var valid1 = true;
 }
 }
 else {
-validate154.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate253.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9245,32 +14645,32 @@ var valid0 = true;
 }
 }
 else {
-validate154.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate253.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate154.errors = vErrors;
+validate253.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_waiting_room_disabled = validate156;
-const schema80 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_disabled"}}}}};
+export const validate_moderation_waiting_room_disabled = validate255;
+const schema122 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_disabled"}}}}};
 
-function validate156(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate255(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate156.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate255.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate156.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate255.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9280,11 +14680,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate156.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate255.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9312,14 +14712,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate255.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate255.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9328,11 +14728,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate255.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("waiting_room_disabled" !== data3){
-validate156.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_disabled"},message:"must be equal to constant"}];
+validate255.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_disabled"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -9340,7 +14740,7 @@ return false;
 }
 }
 else {
-validate156.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9355,32 +14755,32 @@ var valid0 = true;
 }
 }
 else {
-validate156.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate255.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate156.errors = vErrors;
+validate255.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_moderation_waiting_room_enabled = validate158;
-const schema81 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
+export const validate_moderation_waiting_room_enabled = validate257;
+const schema123 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"moderation"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message"],"properties":{"message":{"type":"string","const":"waiting_room_enabled"}}}}};
 
-function validate158(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate257(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate158.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate257.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate158.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate257.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9390,11 +14790,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate158.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate257.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("moderation" !== data0){
-validate158.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
+validate257.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "moderation"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9422,14 +14822,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if((data2.message === undefined) && (missing1 = "message")){
-validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate257.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!(key1 === "message")){
-validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate257.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9438,11 +14838,11 @@ if(_errs7 === errors){
 if(data2.message !== undefined){
 let data3 = data2.message;
 if(typeof data3 !== "string"){
-validate158.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate257.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("waiting_room_enabled" !== data3){
-validate158.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
+validate257.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "waiting_room_enabled"},message:"must be equal to constant"}];
 return false;
 }
 }
@@ -9450,7 +14850,7 @@ return false;
 }
 }
 else {
-validate158.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate257.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9465,32 +14865,32 @@ var valid0 = true;
 }
 }
 else {
-validate158.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate257.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate158.errors = vErrors;
+validate257.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_error = validate160;
-const schema82 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
+export const validate_timer_error = validate259;
+const schema124 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","error"],"properties":{"message":{"type":"string","const":"error"},"error":{"type":"string","enum":["insufficient_permissions","invalid_duration","timer_already_running"]}}}}};
 
-function validate160(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate259(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate160.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate259.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate160.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate259.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9500,11 +14900,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate160.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate259.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate160.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate259.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9532,14 +14932,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((data2.message === undefined) && (missing1 = "message")) || ((data2.error === undefined) && (missing1 = "error"))){
-validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate259.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((key1 === "message") || (key1 === "error"))){
-validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate259.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9549,11 +14949,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate160.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate259.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("error" !== data3){
-validate160.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
+validate259.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "error"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -9566,11 +14966,11 @@ if(data2.error !== undefined){
 let data4 = data2.error;
 const _errs10 = errors;
 if(typeof data4 !== "string"){
-validate160.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate259.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data4 === "insufficient_permissions") || (data4 === "invalid_duration")) || (data4 === "timer_already_running"))){
-validate160.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema82.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
+validate259.errors = [{instancePath:instancePath+"/payload/error",schemaPath:"#/properties/payload/properties/error/enum",keyword:"enum",params:{allowedValues: schema124.properties.payload.properties.error.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid1 = _errs10 === errors;
@@ -9583,7 +14983,7 @@ var valid1 = true;
 }
 }
 else {
-validate160.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate259.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9598,25 +14998,25 @@ var valid0 = true;
 }
 }
 else {
-validate160.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate259.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate160.errors = vErrors;
+validate259.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_start = validate162;
-const schema83 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"description":"Seconds; whole and at least 1; required for a countdown. Any JSON value passes the frame's check; the timer judges it (`invalid_duration`)."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
+export const validate_timer_start = validate261;
+const schema125 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","kind","enable_ready_check"],"properties":{"action":{"type":"string","const":"start"},"kind":{"$ref":"#/components/schemas/TimerKind"},"duration":{"description":"Seconds; whole and at least 1; required for a countdown. Any JSON value passes the frame's check; the timer judges it (`invalid_duration`)."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64,"description":"A tag clients use to tell timers apart, e.g. `normal`, `coffee-break`."},"enable_ready_check":{"type":"boolean"}}}}};
 
-function validate162(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate261(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate162.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate261.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -9624,11 +15024,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate162.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate162.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate261.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -9644,7 +15044,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.kind === undefined) && (missing1 = "kind"))) || ((data1.enable_ready_check === undefined) && (missing1 = "enable_ready_check"))){
-validate162.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate261.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -9652,11 +15052,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate162.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("start" !== data2){
-validate162.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
+validate261.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "start"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -9667,8 +15067,8 @@ var valid1 = true;
 if(valid1){
 if(data1.kind !== undefined){
 const _errs7 = errors;
-if(!(validate77(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate82(data1.kind, {instancePath:instancePath+"/payload/kind",parentData:data1,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -9683,12 +15083,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func2(data4) > 255){
-validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate261.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9704,12 +15104,12 @@ const _errs10 = errors;
 if(errors === _errs10){
 if(typeof data5 === "string"){
 if(func2(data5) > 64){
-validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate261.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate261.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -9722,7 +15122,7 @@ if(valid1){
 if(data1.enable_ready_check !== undefined){
 const _errs12 = errors;
 if(typeof data1.enable_ready_check !== "boolean"){
-validate162.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate261.errors = [{instancePath:instancePath+"/payload/enable_ready_check",schemaPath:"#/properties/payload/properties/enable_ready_check/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs12 === errors;
@@ -9737,7 +15137,7 @@ var valid1 = true;
 }
 }
 else {
-validate162.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate261.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -9750,32 +15150,32 @@ var valid0 = true;
 }
 }
 else {
-validate162.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate261.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate162.errors = vErrors;
+validate261.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_started = validate164;
-const schema84 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
+export const validate_timer_started = validate263;
+const schema126 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind","started_at","ready_check_enabled"],"properties":{"message":{"type":"string","const":"started"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"$ref":"#/components/schemas/TimerKind"},"started_at":{"type":"string","format":"date-time"},"ends_at":{"type":"string","format":"date-time","description":"Countdowns only."},"title":{"type":"string","maxLength":255},"style":{"type":"string","maxLength":64},"ready_check_enabled":{"type":"boolean"}},"if":{"required":["kind"],"properties":{"kind":{"const":"countdown"}}},"then":{"required":["ends_at"]},"else":{"not":{"required":["ends_at"]}}}}};
 
-function validate164(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate263(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate164.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate263.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate164.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate263.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9785,11 +15185,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate164.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate263.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -9859,7 +15259,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.ends_at === undefined) && (missing2 = "ends_at")){
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate263.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -9886,7 +15286,7 @@ errors++;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate263.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -9913,21 +15313,21 @@ else {
 vErrors.push(err3);
 }
 errors++;
-validate164.errors = vErrors;
+validate263.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing4;
 if((((((data2.message === undefined) && (missing4 = "message")) || ((data2.timer_id === undefined) && (missing4 = "timer_id"))) || ((data2.kind === undefined) && (missing4 = "kind"))) || ((data2.started_at === undefined) && (missing4 = "started_at"))) || ((data2.ready_check_enabled === undefined) && (missing4 = "ready_check_enabled"))){
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
+validate263.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing4},message:"must have required property '"+missing4+"'"}];
 return false;
 }
 else {
 const _errs14 = errors;
 for(const key1 in data2){
 if(!((((((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "started_at")) || (key1 === "ends_at")) || (key1 === "title")) || (key1 === "style")) || (key1 === "ready_check_enabled"))){
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate263.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -9937,11 +15337,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs15 = errors;
 if(typeof data4 !== "string"){
-validate164.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("started" !== data4){
-validate164.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
+validate263.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "started"},message:"must be equal to constant"}];
 return false;
 }
 var valid4 = _errs15 === errors;
@@ -9952,8 +15352,8 @@ var valid4 = true;
 if(valid4){
 if(data2.timer_id !== undefined){
 const _errs17 = errors;
-if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs17 === errors;
@@ -9964,8 +15364,8 @@ var valid4 = true;
 if(valid4){
 if(data2.kind !== undefined){
 const _errs18 = errors;
-if(!(validate77(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
-vErrors = vErrors === null ? validate77.errors : vErrors.concat(validate77.errors);
+if(!(validate82(data2.kind, {instancePath:instancePath+"/payload/kind",parentData:data2,parentDataProperty:"kind",rootData}))){
+vErrors = vErrors === null ? validate82.errors : vErrors.concat(validate82.errors);
 errors = vErrors.length;
 }
 var valid4 = _errs18 === errors;
@@ -9981,12 +15381,12 @@ if(errors === _errs19){
 if(errors === _errs19){
 if(typeof data7 === "string"){
 if(!(formats0.validate(data7))){
-validate164.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate263.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/payload/started_at",schemaPath:"#/properties/payload/properties/started_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10004,12 +15404,12 @@ if(errors === _errs21){
 if(errors === _errs21){
 if(typeof data8 === "string"){
 if(!(formats0.validate(data8))){
-validate164.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
+validate263.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/format",keyword:"format",params:{format: "date-time"},message:"must match format \""+"date-time"+"\""}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/payload/ends_at",schemaPath:"#/properties/payload/properties/ends_at/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10026,12 +15426,12 @@ const _errs23 = errors;
 if(errors === _errs23){
 if(typeof data9 === "string"){
 if(func2(data9) > 255){
-validate164.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate263.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/payload/title",schemaPath:"#/properties/payload/properties/title/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10047,12 +15447,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data10 === "string"){
 if(func2(data10) > 64){
-validate164.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
+validate263.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/maxLength",keyword:"maxLength",params:{limit: 64},message:"must NOT have more than 64 characters"}];
 return false;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate263.errors = [{instancePath:instancePath+"/payload/style",schemaPath:"#/properties/payload/properties/style/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10065,7 +15465,7 @@ if(valid4){
 if(data2.ready_check_enabled !== undefined){
 const _errs27 = errors;
 if(typeof data2.ready_check_enabled !== "boolean"){
-validate164.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate263.errors = [{instancePath:instancePath+"/payload/ready_check_enabled",schemaPath:"#/properties/payload/properties/ready_check_enabled/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid4 = _errs27 === errors;
@@ -10084,7 +15484,7 @@ var valid4 = true;
 }
 }
 else {
-validate164.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate263.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10099,25 +15499,25 @@ var valid0 = true;
 }
 }
 else {
-validate164.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate263.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate164.errors = vErrors;
+validate263.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stop = validate168;
-const schema85 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
+export const validate_timer_stop = validate267;
+const schema127 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id"],"properties":{"action":{"type":"string","const":"stop"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"reason":{"type":"string","maxLength":255}}}}};
 
-function validate168(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate267(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate168.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate267.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10125,11 +15525,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate168.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10145,7 +15545,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if(((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))){
-validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate267.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -10153,11 +15553,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate168.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stop" !== data2){
-validate168.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
+validate267.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "stop"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -10168,8 +15568,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate75(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -10184,12 +15584,12 @@ const _errs8 = errors;
 if(errors === _errs8){
 if(typeof data4 === "string"){
 if(func2(data4) > 255){
-validate168.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate267.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate168.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate267.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10203,7 +15603,7 @@ var valid1 = true;
 }
 }
 else {
-validate168.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10216,32 +15616,32 @@ var valid0 = true;
 }
 }
 else {
-validate168.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate267.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate168.errors = vErrors;
+validate267.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_stopped = validate170;
-const schema86 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
+export const validate_timer_stopped = validate269;
+const schema128 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","kind"],"properties":{"message":{"type":"string","const":"stopped"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"kind":{"type":"string","enum":["by_moderator","expired","creator_left"]},"participant_id":{"type":"string","format":"uuid"},"reason":{"type":"string","maxLength":255}},"if":{"required":["kind"],"properties":{"kind":{"const":"by_moderator"}}},"then":{"required":["participant_id"]},"else":{"not":{"anyOf":[{"required":["participant_id"]},{"required":["reason"]}]}}}}};
 
-function validate170(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate269(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate170.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate269.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate170.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate269.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10251,11 +15651,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate170.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate170.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate269.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10325,7 +15725,7 @@ const _errs10 = errors;
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing2;
 if((data2.participant_id === undefined) && (missing2 = "participant_id")){
-validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
+validate269.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/then/required",keyword:"required",params:{missingProperty: missing2},message:"must have required property '"+missing2+"'"}];
 return false;
 }
 }
@@ -10396,7 +15796,7 @@ vErrors = null;
 }
 var valid3 = _errs13 === errors;
 if(valid3){
-validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
+validate269.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/else/not",keyword:"not",params:{},message:"must NOT be valid"}];
 return false;
 }
 else {
@@ -10423,21 +15823,21 @@ else {
 vErrors.push(err5);
 }
 errors++;
-validate170.errors = vErrors;
+validate269.errors = vErrors;
 return false;
 }
 if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing5;
 if((((data2.message === undefined) && (missing5 = "message")) || ((data2.timer_id === undefined) && (missing5 = "timer_id"))) || ((data2.kind === undefined) && (missing5 = "kind"))){
-validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
+validate269.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing5},message:"must have required property '"+missing5+"'"}];
 return false;
 }
 else {
 const _errs17 = errors;
 for(const key1 in data2){
 if(!(((((key1 === "message") || (key1 === "timer_id")) || (key1 === "kind")) || (key1 === "participant_id")) || (key1 === "reason"))){
-validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate269.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10447,11 +15847,11 @@ if(data2.message !== undefined){
 let data4 = data2.message;
 const _errs18 = errors;
 if(typeof data4 !== "string"){
-validate170.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("stopped" !== data4){
-validate170.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
+validate269.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "stopped"},message:"must be equal to constant"}];
 return false;
 }
 var valid5 = _errs18 === errors;
@@ -10462,8 +15862,8 @@ var valid5 = true;
 if(valid5){
 if(data2.timer_id !== undefined){
 const _errs20 = errors;
-if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid5 = _errs20 === errors;
@@ -10476,11 +15876,11 @@ if(data2.kind !== undefined){
 let data6 = data2.kind;
 const _errs21 = errors;
 if(typeof data6 !== "string"){
-validate170.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if(!(((data6 === "by_moderator") || (data6 === "expired")) || (data6 === "creator_left"))){
-validate170.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema86.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
+validate269.errors = [{instancePath:instancePath+"/payload/kind",schemaPath:"#/properties/payload/properties/kind/enum",keyword:"enum",params:{allowedValues: schema128.properties.payload.properties.kind.enum},message:"must be equal to one of the allowed values"}];
 return false;
 }
 var valid5 = _errs21 === errors;
@@ -10496,12 +15896,12 @@ if(errors === _errs23){
 if(errors === _errs23){
 if(typeof data7 === "string"){
 if(!(formats2.test(data7))){
-validate170.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate269.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10518,12 +15918,12 @@ const _errs25 = errors;
 if(errors === _errs25){
 if(typeof data8 === "string"){
 if(func2(data8) > 255){
-validate170.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
+validate269.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/maxLength",keyword:"maxLength",params:{limit: 255},message:"must NOT have more than 255 characters"}];
 return false;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate269.errors = [{instancePath:instancePath+"/payload/reason",schemaPath:"#/properties/payload/properties/reason/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10540,7 +15940,7 @@ var valid5 = true;
 }
 }
 else {
-validate170.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate269.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10555,25 +15955,25 @@ var valid0 = true;
 }
 }
 else {
-validate170.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate269.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate170.errors = vErrors;
+validate269.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_update_ready_status = validate173;
-const schema87 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
+export const validate_timer_update_ready_status = validate272;
+const schema129 = {"type":"object","required":["namespace","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"payload":{"type":"object","required":["action","timer_id","status"],"properties":{"action":{"type":"string","const":"update_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"status":{"type":"boolean"}}}}};
 
-function validate173(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate272(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if(((data.namespace === undefined) && (missing0 = "namespace")) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate173.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate272.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
@@ -10581,11 +15981,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs1 = errors;
 if(typeof data0 !== "string"){
-validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate272.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate173.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate272.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs1 === errors;
@@ -10601,7 +16001,7 @@ if(errors === _errs3){
 if(data1 && typeof data1 == "object" && !Array.isArray(data1)){
 let missing1;
 if((((data1.action === undefined) && (missing1 = "action")) || ((data1.timer_id === undefined) && (missing1 = "timer_id"))) || ((data1.status === undefined) && (missing1 = "status"))){
-validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate272.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
@@ -10609,11 +16009,11 @@ if(data1.action !== undefined){
 let data2 = data1.action;
 const _errs5 = errors;
 if(typeof data2 !== "string"){
-validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate272.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("update_ready_status" !== data2){
-validate173.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
+validate272.errors = [{instancePath:instancePath+"/payload/action",schemaPath:"#/properties/payload/properties/action/const",keyword:"const",params:{allowedValue: "update_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs5 === errors;
@@ -10624,8 +16024,8 @@ var valid1 = true;
 if(valid1){
 if(data1.timer_id !== undefined){
 const _errs7 = errors;
-if(!(validate75(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data1.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data1,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs7 === errors;
@@ -10637,7 +16037,7 @@ if(valid1){
 if(data1.status !== undefined){
 const _errs8 = errors;
 if(typeof data1.status !== "boolean"){
-validate173.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate272.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -10650,7 +16050,7 @@ var valid1 = true;
 }
 }
 else {
-validate173.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate272.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10663,32 +16063,32 @@ var valid0 = true;
 }
 }
 else {
-validate173.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate272.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate173.errors = vErrors;
+validate272.errors = vErrors;
 return errors === 0;
 }
 
-export const validate_timer_updated_ready_status = validate175;
-const schema88 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
+export const validate_timer_updated_ready_status = validate274;
+const schema130 = {"type":"object","additionalProperties":false,"required":["namespace","timestamp","payload"],"properties":{"namespace":{"type":"string","const":"timer"},"timestamp":{"$ref":"#/components/schemas/Timestamp"},"payload":{"type":"object","additionalProperties":false,"required":["message","timer_id","participant_id","status"],"properties":{"message":{"type":"string","const":"updated_ready_status"},"timer_id":{"$ref":"#/components/schemas/TimerId"},"participant_id":{"type":"string","format":"uuid"},"status":{"type":"boolean"}}}}};
 
-function validate175(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
+function validate274(data, {instancePath="", parentData, parentDataProperty, rootData=data}={}){
 let vErrors = null;
 let errors = 0;
 if(errors === 0){
 if(data && typeof data == "object" && !Array.isArray(data)){
 let missing0;
 if((((data.namespace === undefined) && (missing0 = "namespace")) || ((data.timestamp === undefined) && (missing0 = "timestamp"))) || ((data.payload === undefined) && (missing0 = "payload"))){
-validate175.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
+validate274.errors = [{instancePath,schemaPath:"#/required",keyword:"required",params:{missingProperty: missing0},message:"must have required property '"+missing0+"'"}];
 return false;
 }
 else {
 const _errs1 = errors;
 for(const key0 in data){
 if(!(((key0 === "namespace") || (key0 === "timestamp")) || (key0 === "payload"))){
-validate175.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
+validate274.errors = [{instancePath,schemaPath:"#/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key0},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10698,11 +16098,11 @@ if(data.namespace !== undefined){
 let data0 = data.namespace;
 const _errs2 = errors;
 if(typeof data0 !== "string"){
-validate175.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate274.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("timer" !== data0){
-validate175.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
+validate274.errors = [{instancePath:instancePath+"/namespace",schemaPath:"#/properties/namespace/const",keyword:"const",params:{allowedValue: "timer"},message:"must be equal to constant"}];
 return false;
 }
 var valid0 = _errs2 === errors;
@@ -10730,14 +16130,14 @@ if(errors === _errs5){
 if(data2 && typeof data2 == "object" && !Array.isArray(data2)){
 let missing1;
 if(((((data2.message === undefined) && (missing1 = "message")) || ((data2.timer_id === undefined) && (missing1 = "timer_id"))) || ((data2.participant_id === undefined) && (missing1 = "participant_id"))) || ((data2.status === undefined) && (missing1 = "status"))){
-validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
+validate274.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/required",keyword:"required",params:{missingProperty: missing1},message:"must have required property '"+missing1+"'"}];
 return false;
 }
 else {
 const _errs7 = errors;
 for(const key1 in data2){
 if(!((((key1 === "message") || (key1 === "timer_id")) || (key1 === "participant_id")) || (key1 === "status"))){
-validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
+validate274.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/additionalProperties",keyword:"additionalProperties",params:{additionalProperty: key1},message:"must NOT have additional properties"}];
 return false;
 break;
 }
@@ -10747,11 +16147,11 @@ if(data2.message !== undefined){
 let data3 = data2.message;
 const _errs8 = errors;
 if(typeof data3 !== "string"){
-validate175.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate274.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 if("updated_ready_status" !== data3){
-validate175.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
+validate274.errors = [{instancePath:instancePath+"/payload/message",schemaPath:"#/properties/payload/properties/message/const",keyword:"const",params:{allowedValue: "updated_ready_status"},message:"must be equal to constant"}];
 return false;
 }
 var valid1 = _errs8 === errors;
@@ -10762,8 +16162,8 @@ var valid1 = true;
 if(valid1){
 if(data2.timer_id !== undefined){
 const _errs10 = errors;
-if(!(validate75(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
-vErrors = vErrors === null ? validate75.errors : vErrors.concat(validate75.errors);
+if(!(validate80(data2.timer_id, {instancePath:instancePath+"/payload/timer_id",parentData:data2,parentDataProperty:"timer_id",rootData}))){
+vErrors = vErrors === null ? validate80.errors : vErrors.concat(validate80.errors);
 errors = vErrors.length;
 }
 var valid1 = _errs10 === errors;
@@ -10779,12 +16179,12 @@ if(errors === _errs11){
 if(errors === _errs11){
 if(typeof data5 === "string"){
 if(!(formats2.test(data5))){
-validate175.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
+validate274.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/format",keyword:"format",params:{format: "uuid"},message:"must match format \""+"uuid"+"\""}];
 return false;
 }
 }
 else {
-validate175.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
+validate274.errors = [{instancePath:instancePath+"/payload/participant_id",schemaPath:"#/properties/payload/properties/participant_id/type",keyword:"type",params:{type: "string"},message:"must be string"}];
 return false;
 }
 }
@@ -10798,7 +16198,7 @@ if(valid1){
 if(data2.status !== undefined){
 const _errs13 = errors;
 if(typeof data2.status !== "boolean"){
-validate175.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
+validate274.errors = [{instancePath:instancePath+"/payload/status",schemaPath:"#/properties/payload/properties/status/type",keyword:"type",params:{type: "boolean"},message:"must be boolean"}];
 return false;
 }
 var valid1 = _errs13 === errors;
@@ -10813,7 +16213,7 @@ var valid1 = true;
 }
 }
 else {
-validate175.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate274.errors = [{instancePath:instancePath+"/payload",schemaPath:"#/properties/payload/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
@@ -10828,11 +16228,11 @@ var valid0 = true;
 }
 }
 else {
-validate175.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
+validate274.errors = [{instancePath,schemaPath:"#/type",keyword:"type",params:{type: "object"},message:"must be object"}];
 return false;
 }
 }
-validate175.errors = vErrors;
+validate274.errors = vErrors;
 return errors === 0;
 }
 
@@ -10841,6 +16241,7 @@ export const commandValidators = Object.freeze({
   chat: Object.freeze({ __proto__: null, "clear_history": validate_chat_clear_history, "disable_chat": validate_chat_disable_chat, "enable_chat": validate_chat_enable_chat, "send_message": validate_chat_send_message, "set_last_seen_timestamp": validate_chat_set_last_seen_timestamp }),
   control: Object.freeze({ __proto__: null, "enter_room": validate_control_enter_room, "grant_moderator_role": validate_control_grant_moderator_role, "join": validate_control_join, "lower_hand": validate_control_lower_hand, "raise_hand": validate_control_raise_hand, "revoke_moderator_role": validate_control_revoke_moderator_role }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_request }),
+  media: Object.freeze({ __proto__: null, "configure": validate_media_configure, "grant_presenter_role": validate_media_grant_presenter_role, "moderator_disable_force_mute": validate_media_moderator_disable_force_mute, "moderator_enable_force_mute": validate_media_moderator_enable_force_mute, "moderator_mute": validate_media_moderator_mute, "publish": validate_media_publish, "publish_complete": validate_media_publish_complete, "resubscribe": validate_media_resubscribe, "revoke_presenter_role": validate_media_revoke_presenter_role, "sdp_answer": validate_media_sdp_answer, "sdp_candidate": validate_media_sdp_candidate, "sdp_end_of_candidates": validate_media_sdp_end_of_candidates, "subscribe": validate_media_subscribe, "unpublish": validate_media_unpublish, "update_media_session": validate_media_update_media_session, "update_speaking_state": validate_media_update_speaking_state }),
   moderation: Object.freeze({ __proto__: null, "accept": validate_moderation_accept, "ban": validate_moderation_ban, "change_display_name": validate_moderation_change_display_name, "debrief": validate_moderation_debrief, "disable_raise_hands": validate_moderation_disable_raise_hands, "disable_waiting_room": validate_moderation_disable_waiting_room, "enable_raise_hands": validate_moderation_enable_raise_hands, "enable_waiting_room": validate_moderation_enable_waiting_room, "kick": validate_moderation_kick, "reset_raised_hands": validate_moderation_reset_raised_hands, "send_to_waiting_room": validate_moderation_send_to_waiting_room }),
   timer: Object.freeze({ __proto__: null, "start": validate_timer_start, "stop": validate_timer_stop, "update_ready_status": validate_timer_update_ready_status }),
 });
@@ -10850,6 +16251,7 @@ export const eventValidators = Object.freeze({
   chat: Object.freeze({ __proto__: null, "chat_disabled": validate_chat_chat_disabled, "chat_enabled": validate_chat_chat_enabled, "error": validate_chat_error, "history_cleared": validate_chat_history_cleared, "message_sent": validate_chat_message_sent }),
   control: Object.freeze({ __proto__: null, "error": validate_control_error, "join_blocked": validate_control_join_blocked, "join_success": validate_control_join_success, "joined": validate_control_joined, "left": validate_control_left, "role_updated": validate_control_role_updated, "update": validate_control_update }),
   echo: Object.freeze({ __proto__: null, "*": validate_echo_reply }),
+  media: Object.freeze({ __proto__: null, "error": validate_media_error, "force_mute_disabled": validate_media_force_mute_disabled, "force_mute_enabled": validate_media_force_mute_enabled, "media_status": validate_media_media_status, "presenter_granted": validate_media_presenter_granted, "presenter_revoked": validate_media_presenter_revoked, "presenter_role_granted": validate_media_presenter_role_granted, "presenter_role_revoked": validate_media_presenter_role_revoked, "request_mute": validate_media_request_mute, "sdp_answer": validate_media_sdp_answer_event, "sdp_candidate": validate_media_sdp_candidate_event, "sdp_end_of_candidates": validate_media_sdp_end_of_candidates_event, "sdp_offer": validate_media_sdp_offer, "speaker_updated": validate_media_speaker_updated, "webrtc_down": validate_media_webrtc_down, "webrtc_slow": validate_media_webrtc_slow, "webrtc_up": validate_media_webrtc_up }),
   moderation: Object.freeze({ __proto__: null, "accepted": validate_moderation_accepted, "banned": validate_moderation_banned, "debriefing_started": validate_moderation_debriefing_started, "display_name_changed": validate_moderation_display_name_changed, "error": validate_moderation_error, "in_waiting_room": validate_moderation_in_waiting_room, "joined_waiting_room": validate_moderation_joined_waiting_room, "kicked": validate_moderation_kicked, "left_waiting_room": validate_moderation_left_waiting_room, "raise_hands_disabled": validate_moderation_raise_hands_disabled, "raise_hands_enabled": validate_moderation_raise_hands_enabled, "raised_hand_reset_by_moderator": validate_moderation_raised_hand_reset_by_moderator, "sent_to_waiting_room": validate_moderation_sent_to_waiting_room, "session_ended": validate_moderation_session_ended, "waiting_room_disabled": validate_moderation_waiting_room_disabled, "waiting_room_enabled": validate_moderation_waiting_room_enabled }),
   timer: Object.freeze({ __proto__: null, "error": validate_timer_error, "started": validate_timer_started, "stopped": validate_timer_stopped, "updated_ready_status": validate_timer_updated_ready_status }),
 });
