@@ -13,7 +13,7 @@
  *   const janus = await startJanus({ sessionTimeoutS: 3 });
  *   … janus.url (ws://10.213.x.y:8188) …  await janus.sessions();  await janus.handles();
  *   await janus.stop();  await janus.start();     // a crash (SIGKILL) and a restart on the same address
- *   janus.freeze();  janus.thaw();                // SIGSTOP / SIGCONT: connected, but nothing answers
+ *   await janus.freeze();  janus.thaw();          // SIGSTOP / SIGCONT: connected, but nothing answers
  *   await janus.close();                          // in afterAll: Janus, the namespace, the directory
  *
  * An exit hook kills Janus and deletes the namespace should the test process end without
@@ -21,7 +21,7 @@
  * killed) by the next start.
  */
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { connect } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -41,8 +41,8 @@ export interface TestJanus {
   stop(): Promise<void>;
   /** Starts Janus again in the same namespace on the same address; resolves once it accepts connections. */
   start(): Promise<void>;
-  /** Freezes Janus (SIGSTOP): its sockets stay open, nothing answers. `thaw()` lets it go on. */
-  freeze(): void;
+  /** Freezes Janus (SIGSTOP), resolving once every thread of it stopped: its sockets stay open, nothing answers. `thaw()` lets it go on. */
+  freeze(): Promise<void>;
   thaw(): void;
   /** Kills Janus, deletes the namespace (the veth pair goes with it) and the directory. Safe to call twice. */
   close(): Promise<void>;
@@ -105,14 +105,28 @@ function ipOutput(...args: string[]): string {
 
 let starts = 0;
 
-/** Namespaces `cvj-<pid>-<n>` whose test process is gone: their Janus is killed and they are deleted. */
-function removeStaleNamespaces(): void {
-  for (const line of ipOutput('netns', 'list').split('\n')) {
-    const name = line.split(' ')[0] ?? '';
+/** A temporary directory is named after its namespace, so that a stale one can be found. */
+const DIR_PREFIX = 'convene-janus-';
+
+/**
+ * What a test process killed outright left (namespaces `cvj-<pid>-<n>` and their directories whose
+ * process is gone): their Janus is killed, they are deleted.
+ */
+function removeStale(): void {
+  const stale = (name: string) => {
     const owner = /^cvj-(\d+)-\d+$/.exec(name)?.[1];
-    if (!owner || isRunning(Number(owner))) continue;
-    for (const pid of ipOutput('netns', 'pids', name).split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
-    spawnSync('ip', ['netns', 'del', name]);
+    return owner !== undefined && !isRunning(Number(owner));
+  };
+  for (const ns of ipOutput('netns', 'list')
+    .split('\n')
+    .map((line) => line.split(' ')[0] ?? '')) {
+    if (!stale(ns)) continue;
+    for (const pid of ipOutput('netns', 'pids', ns).split('\n').filter(Boolean)) process.kill(Number(pid), 'SIGKILL');
+    spawnSync('ip', ['netns', 'del', ns]);
+  }
+  for (const dir of readdirSync(tmpdir())) {
+    const ns = dir.startsWith(DIR_PREFIX) ? dir.slice(DIR_PREFIX.length, dir.lastIndexOf('-')) : '';
+    if (stale(ns)) rmSync(join(tmpdir(), dir), { recursive: true, force: true });
   }
 }
 
@@ -172,6 +186,14 @@ admin: { admin_ws = true  admin_ws_port = ${ADMIN_PORT}  admin_ws_ip = "${addres
   writeFileSync(join(dir, 'janus.plugin.videoroom.jcfg'), 'general: { }\n');
 }
 
+/** SIGSTOP reaches the threads of a process one by one, after kill() returned: waits until each is stopped ('T'). */
+async function freeze(janus: ChildProcess): Promise<void> {
+  janus.kill('SIGSTOP');
+  const tasks = `/proc/${janus.pid}/task`;
+  const stopped = () => readdirSync(tasks).every((task) => /\) T /.test(readFileSync(`${tasks}/${task}/stat`, 'utf8')));
+  while (!stopped()) await new Promise((resolve) => setTimeout(resolve, 5));
+}
+
 /** Whether a TCP connection to address:port is accepted. */
 function accepts(address: string, port: number): Promise<boolean> {
   return new Promise((resolve) => {
@@ -209,12 +231,12 @@ function admin(address: string, request: Record<string, unknown>): Promise<Recor
 
 export async function startJanus(options: JanusOptions = {}): Promise<TestJanus> {
   if (janusUnavailable) throw new Error(janusUnavailable);
-  removeStaleNamespaces();
+  removeStale();
   const n = ++starts;
   const ns = `cvj-${process.pid}-${n}`;
   const tag = `cvj${process.pid.toString(36)}x${n}`; // veth names: at most 15 characters
   const [rootVeth, nsVeth] = [`${tag}r`, `${tag}n`];
-  const dir = mkdtempSync(join(tmpdir(), 'convene-janus-'));
+  const dir = mkdtempSync(join(tmpdir(), `${DIR_PREFIX}${ns}-`));
   let child: ChildProcess | undefined;
   let output = '';
   let closed = false;
@@ -290,7 +312,7 @@ export async function startJanus(options: JanusOptions = {}): Promise<TestJanus>
     },
     stop,
     start,
-    freeze: () => void child?.kill('SIGSTOP'),
+    freeze: () => freeze(child!),
     thaw: () => void child?.kill('SIGCONT'),
     async close() {
       if (closed) return;

@@ -7,7 +7,7 @@
 import { randomInt } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
 import { JanusConnection, type JanusConnectionEvent, type JanusConnectionOptions } from '../../../src/media/janus/connection.js';
-import { JanusConnectionLostError, JanusError, JanusErrorCode } from '../../../src/media/janus/errors.js';
+import { JanusConnectionLostError, JanusError, JanusErrorCode, JanusTimeoutError } from '../../../src/media/janus/errors.js';
 import type { JanusHandleEvent } from '../../../src/media/janus/handle.js';
 import { createLogger } from '../../../src/logger.js';
 import { janusUnavailable, useJanus, type TestJanus } from '../../support/janus.js';
@@ -222,7 +222,7 @@ describe.skipIf(janusUnavailable !== undefined)('Janus client: losing Janus', ()
     const first = connection.sessionId;
     const a = await attached(connection);
     const b = await attached(connection);
-    janus.freeze(); // a request in flight when Janus dies
+    await janus.freeze(); // a request in flight when Janus dies
     const pending = expect(a.handle.request({ request: 'list' })).rejects.toBeInstanceOf(JanusConnectionLostError);
     await janus.stop();
 
@@ -240,16 +240,35 @@ describe.skipIf(janusUnavailable !== undefined)('Janus client: losing Janus', ()
     expect(events.events.filter((event) => event.type === 'down')).toHaveLength(1);
   });
 
-  it('Janus frozen: the keepalive times out and the connection goes down; thawed: up again', async () => {
+  it('Janus frozen: a request times out; the keepalive times out and the connection goes down; thawed: up again', async () => {
     const { connection, events } = await connected(janus, { keepaliveMs: 100, requestTimeoutMs: 300 });
     const { events: handleEvents } = await attached(connection);
-    janus.freeze();
+    // no keepalive during the test: only the request's own timeout fails it, and the connection stays up
+    const patient = await connected(janus, { keepaliveMs: 60_000, requestTimeoutMs: 300 });
+    const { handle } = await attached(patient.connection);
+    await janus.freeze();
     try {
+      await expect(handle.request({ request: 'list' })).rejects.toBeInstanceOf(JanusTimeoutError);
+      expect(patient.connection.state).toBe('up');
       expect(await events.next((event) => event.type === 'down')).toMatchObject({ reason: expect.stringContaining('keepalive failed') });
       await handleEvents.next((event) => event.type === 'lost');
     } finally {
       janus.thaw();
     }
     await expectBack(connection, events, events.events.length);
+    expect((await handle.request({ request: 'list' })).data).toMatchObject({ videoroom: 'success' });
+  });
+
+  it('Janus not there at connect(): it rejects, the connection is down and comes up once Janus starts', async () => {
+    await janus.stop();
+    const connection = new JanusConnection({ url: janus.url, logger: createLogger('silent'), ...QUICK });
+    opened.push(connection);
+    const events = new Recorder<JanusConnectionEvent>();
+    connection.listen(events.listener);
+    await expect(connection.connect()).rejects.toThrow();
+    expect(connection.state).toBe('down');
+    expect(events.events).toEqual([{ type: 'down', reason: expect.any(String) }]);
+    await janus.start();
+    await expectBack(connection, events, 1);
   });
 });
