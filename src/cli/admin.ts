@@ -14,7 +14,7 @@ import { cleanUp } from '../domain/admin/cleanup.js';
 import { assignTariff, createTariff, listTariffs } from '../domain/admin/tariff-admin.js';
 import { listUsers, setDisabled } from '../domain/admin/user-admin.js';
 import { assetStorageFromConfig } from '../domain/assets/asset-storage.js';
-import { SIGNALING_MODULES } from '../domain/tariffs/modules.js';
+import { KNOWN_MODULES } from '../domain/tariffs/modules.js';
 import { withCurrentDatabase } from './database.js';
 import { CliError, usageError } from './errors.js';
 
@@ -46,14 +46,14 @@ export async function tariffsCommand(config: () => Config, args: string[]): Prom
   const [action, ...rest] = args;
   if (action === 'list') {
     const { values } = parseArgs({ args: rest, options: { json: { type: 'boolean', default: false } } });
-    const listing = await withCurrentDatabase(config(), (database) => listTariffs(database.db, config().tariffs));
+    const listing = await withCurrentDatabase(config(), (database) => listTariffs(database.db, config()));
     if (values.json) return console.log(JSON.stringify(listing, null, 2));
     const quotas = (quotas: Record<string, number>) =>
       Object.entries(quotas)
         .map(([name, value]) => `${name}=${value}`)
         .join(',') || '-';
     const off = (tariff: (typeof listing)[number]['tariff']) =>
-      [...SIGNALING_MODULES.map((module) => module.id).filter((id) => !tariff.enabled_modules.includes(id)), ...tariff.disabled_features].join(',') || '-';
+      [...KNOWN_MODULES.map((module) => module.id).filter((id) => !tariff.enabled_modules.includes(id)), ...tariff.disabled_features].join(',') || '-';
     console.log(
       table(
         ['name', 'source', 'default', 'users', 'quotas', 'switched off', 'id'],
@@ -86,7 +86,7 @@ export async function tariffsCommand(config: () => Config, args: string[]): Prom
       disabled_modules: [...new Set(values['disable-module'])],
       disabled_features: [...new Set(values['disable-feature'])],
     };
-    const tariff = await withCurrentDatabase(config(), (database) => admin(() => createTariff(database.db, config().tariffs, positionals[0]!, definition)));
+    const tariff = await withCurrentDatabase(config(), (database) => admin(() => createTariff(database.db, config(), positionals[0]!, definition)));
     console.log(`created tariff ${tariff.name} (id ${tariff.id}); running instances serve it within a minute`);
     return;
   }
@@ -94,7 +94,7 @@ export async function tariffsCommand(config: () => Config, args: string[]): Prom
     const { positionals } = parseArgs({ args: rest, allowPositionals: true, options: {} });
     if (positionals.length !== 2) throw usageError(`usage: ${tariffsUsage}`);
     const [tariffName, user] = positionals as [string, string];
-    const { userId } = await withCurrentDatabase(config(), (database) => admin(() => assignTariff(database.db, config().tariffs, tariffName, user)));
+    const { userId } = await withCurrentDatabase(config(), (database) => admin(() => assignTariff(database.db, config(), tariffName, user)));
     console.log(`assigned tariff ${tariffName} to user ${userId}`);
     return;
   }

@@ -62,6 +62,23 @@ export interface Config {
   dev: { identity_provider: boolean };
   call_in: { tel?: string; uri?: string };
   turn: { lifetime: number; servers: TurnServer[] };
+  /**
+   * Audio and video through Janus (its videoroom plugin, over its WebSocket API). `janus_urls`
+   * empty: the media module is off and no tariff offers `media`. With several servers, each room is
+   * put on one (the least busy one reachable) and stays there while it has media. Every instance
+   * keeps one Janus session per server, kept alive every `keepalive_interval_ms`; a request Janus
+   * does not answer within `request_timeout_ms` fails. Publishers are capped at `max_video_bitrate`
+   * (camera) and `max_screen_bitrate` (screen) bits per second. `screen_share_requires_permission`:
+   * only moderators and participants a moderator made presenter may share their screen.
+   */
+  media: {
+    janus_urls: string[];
+    keepalive_interval_ms: number;
+    request_timeout_ms: number;
+    max_video_bitrate: number;
+    max_screen_bitrate: number;
+    screen_share_requires_permission: boolean;
+  };
   endpoints: {
     disable_users_find: boolean;
     users_find_use_kc: boolean;
@@ -233,6 +250,15 @@ export const configSchema = {
           },
         },
       },
+    }),
+    media: section({
+      janus_urls: { type: 'array', maxItems: 64, items: { type: 'string', pattern: '^wss?://', minLength: 6 }, default: [] },
+      // Janus drops a session after 60 s without a request (its default session_timeout)
+      keepalive_interval_ms: { type: 'integer', minimum: 100, maximum: 50000, default: 10000 },
+      request_timeout_ms: { type: 'integer', minimum: 100, maximum: 120000, default: 10000 },
+      max_video_bitrate: { type: 'integer', minimum: 1, maximum: 100000000, default: 1500000 },
+      max_screen_bitrate: { type: 'integer', minimum: 1, maximum: 100000000, default: 8000000 },
+      screen_share_requires_permission: { type: 'boolean', default: false },
     }),
     endpoints: section({
       disable_users_find: { type: 'boolean', default: false },

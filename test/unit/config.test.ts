@@ -38,6 +38,14 @@ describe('loadConfig', () => {
       dev: { identity_provider: true },
       call_in: {},
       turn: { lifetime: 86400, servers: [] },
+      media: {
+        janus_urls: [],
+        keepalive_interval_ms: 10000,
+        request_timeout_ms: 10000,
+        max_video_bitrate: 1500000,
+        max_screen_bitrate: 8000000,
+        screen_share_requires_permission: false,
+      },
       endpoints: {
         disable_users_find: false,
         users_find_use_kc: false,

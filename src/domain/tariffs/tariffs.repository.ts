@@ -5,17 +5,17 @@
 import { sql, type Kysely } from 'kysely';
 import type { Config, TariffDefinition } from '../../config/schema.js';
 import type { DB } from '../../db/schema.js';
-import { SIGNALING_MODULES } from './modules.js';
+import { offeredModules } from './modules.js';
 import { createTariffCatalog, type TariffCatalog } from './tariff-catalog.js';
 
-/** The catalog the service builds at start: the configuration's tariffs and the stored ones. */
-export async function loadTariffCatalog(db: Kysely<DB>, config: Config['tariffs']): Promise<TariffCatalog> {
-  return createTariffCatalog(config, SIGNALING_MODULES, await storedTariffDefinitions(db));
+/** The catalog the service builds at start: the configuration's tariffs and the stored ones, with the modules it offers. */
+export async function loadTariffCatalog(db: Kysely<DB>, config: Pick<Config, 'tariffs' | 'media'>): Promise<TariffCatalog> {
+  return createTariffCatalog(config.tariffs, offeredModules(config.media), await storedTariffDefinitions(db));
 }
 
 /** The configuration's tariffs alone: what a service serves while the database cannot be read. */
-export function configuredTariffCatalog(config: Config['tariffs']): TariffCatalog {
-  return createTariffCatalog(config, SIGNALING_MODULES);
+export function configuredTariffCatalog(config: Pick<Config, 'tariffs' | 'media'>): TariffCatalog {
+  return createTariffCatalog(config.tariffs, offeredModules(config.media));
 }
 
 /** Every stored tariff by name, in the configuration's shape. */

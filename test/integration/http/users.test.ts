@@ -94,7 +94,7 @@ describe('get_my_tariff', () => {
     expect(data!.enabled_modules).toEqual(expect.arrayContaining(['control', 'timer']));
   });
 
-  it('offers no media module: Convene has none yet', async () => {
+  it('offers no media module without Janus servers ([media] janus_urls)', async () => {
     const { data } = await app.api(alice.accessToken).GET('/users/me/tariff');
     expect(data!.enabled_modules).not.toContain('media');
     expect(data!.modules.map((module) => module.id)).not.toContain('media');

@@ -124,7 +124,7 @@ describe('signaling frames', () => {
       await client.close();
     });
 
-    it('answers media commands with invalid_namespace, the module being neither built nor in the tariff', async () => {
+    it('answers media commands with invalid_namespace without Janus servers: the module is neither built nor in the tariff', async () => {
       const alice = await joinRoom(app, await owner(), 'Alice');
       expect(alice.joinSuccess.tariff.enabled_modules).not.toContain('media');
       expect(alice.joinSuccess.tariff.modules.map((module) => module.id)).not.toContain('media');

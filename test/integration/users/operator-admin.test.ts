@@ -55,12 +55,12 @@ describe('a disabled user', () => {
 describe('a tariff created in the database', () => {
   it('is the assigned user’s tariff once a running instance re-read the stored tariffs, and on a new one, across logins', async () => {
     const alice = await app.login('alice');
-    const pro = await createTariff(dbOf(app), app.config.tariffs, 'pro', {
+    const pro = await createTariff(dbOf(app), app.config, 'pro', {
       quotas: { room_participant_limit: 50 },
       disabled_modules: ['timer'],
       disabled_features: [],
     });
-    await assignTariff(dbOf(app), app.config.tariffs, 'pro', alice.email);
+    await assignTariff(dbOf(app), app.config, 'pro', alice.email);
     await app.login('alice'); // keeps the assigned tariff (and drops alice from the instance's user cache)
 
     // the running instance does not know "pro" until it re-reads the stored tariffs (its timer does every minute)
@@ -76,7 +76,7 @@ describe('a tariff created in the database', () => {
     } finally {
       await restarted.close();
     }
-    const listing = await listTariffs(dbOf(app), app.config.tariffs);
+    const listing = await listTariffs(dbOf(app), app.config);
     expect(listing.map(({ tariff, source, users }) => [tariff.name, source, users])).toEqual([
       ['default', 'configuration', 0],
       ['pro', 'database', 1],
@@ -85,22 +85,22 @@ describe('a tariff created in the database', () => {
 
   it('cannot take a name the configuration or the database has, nor unknown modules, features or out-of-range quotas', async () => {
     const none = { quotas: {}, disabled_modules: [], disabled_features: [] };
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'default', none)).rejects.toThrow('the tariff "default" is defined in the configuration');
-    await createTariff(dbOf(app), app.config.tariffs, 'pro', none);
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'pro', none)).rejects.toThrow('the tariff "pro" exists already');
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, disabled_modules: ['recording'] })).rejects.toThrow('unknown module "recording"');
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, disabled_features: ['chat::nothing'] })).rejects.toThrow(
+    await expect(createTariff(dbOf(app), app.config, 'default', none)).rejects.toThrow('the tariff "default" is defined in the configuration');
+    await createTariff(dbOf(app), app.config, 'pro', none);
+    await expect(createTariff(dbOf(app), app.config, 'pro', none)).rejects.toThrow('the tariff "pro" exists already');
+    await expect(createTariff(dbOf(app), app.config, 'x', { ...none, disabled_modules: ['recording'] })).rejects.toThrow('unknown module "recording"');
+    await expect(createTariff(dbOf(app), app.config, 'x', { ...none, disabled_features: ['chat::nothing'] })).rejects.toThrow(
       'unknown feature "chat::nothing"',
     );
-    await expect(createTariff(dbOf(app), app.config.tariffs, 'x', { ...none, quotas: { max_storage: 4_294_967_296 } })).rejects.toThrow(AdminError);
-    await expect(createTariff(dbOf(app), app.config.tariffs, ' spaced ', none)).rejects.toThrow(AdminError);
+    await expect(createTariff(dbOf(app), app.config, 'x', { ...none, quotas: { max_storage: 4_294_967_296 } })).rejects.toThrow(AdminError);
+    await expect(createTariff(dbOf(app), app.config, ' spaced ', none)).rejects.toThrow(AdminError);
   });
 
   it('is not assigned by the operator while the identity provider’s claim assigns tariffs', async () => {
     await app.login('alice');
-    await createTariff(dbOf(app), app.config.tariffs, 'pro', { quotas: {}, disabled_modules: [], disabled_features: [] });
-    const claimed = { ...app.config.tariffs, claim: 'tariff' };
+    await createTariff(dbOf(app), app.config, 'pro', { quotas: {}, disabled_modules: [], disabled_features: [] });
+    const claimed = { ...app.config, claim: 'tariff' };
     await expect(assignTariff(dbOf(app), claimed, 'pro', 'alice@example.test')).rejects.toThrow('tariffs are assigned by the identity provider');
-    await expect(assignTariff(dbOf(app), app.config.tariffs, 'gold', 'alice@example.test')).rejects.toThrow('unknown tariff "gold"');
+    await expect(assignTariff(dbOf(app), app.config, 'gold', 'alice@example.test')).rejects.toThrow('unknown tariff "gold"');
   });
 });

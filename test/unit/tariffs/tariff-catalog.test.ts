@@ -3,7 +3,8 @@ import { describe, expect, it } from 'vitest';
 
 import { ConfigError, loadConfig } from '../../../src/config/load.js';
 import { createTariffCatalog } from '../../../src/domain/tariffs/tariff-catalog.js';
-import { SIGNALING_MODULES } from '../../../src/domain/tariffs/modules.js';
+import { offeredModules, SIGNALING_MODULES } from '../../../src/domain/tariffs/modules.js';
+import { startJanusServers } from '../../../src/media/janus-servers.js';
 import { tariffIdFor, uuidV5 } from '../../../src/domain/tariffs/tariff-id.js';
 import { createLocalBus } from '../../../src/signaling/bus/local.js';
 import { createSignalingModules } from '../../../src/signaling/modules/index.js';
@@ -140,25 +141,37 @@ describe('configuration of tariff quotas', () => {
 });
 
 describe('the modules a tariff offers', () => {
-  it('are exactly those the signaling socket runs: media is not offered until it is built', async () => {
+  /** The namespaces the signaling socket runs, with or without Janus servers (nothing joins: no module reads the database). */
+  async function running(media?: Parameters<typeof createSignalingModules>[1]): Promise<string[]> {
     const config = loadConfig({ file: false, env: {} });
     const logger = pino({ level: 'silent' });
     const bus = createLocalBus(logger);
     const hubs = new RoomHubs(bus, new Map(), logger);
-    // nothing joins: no module reads the database
-    const running = createSignalingModules({
-      config: config.signaling,
-      roomEntry: noRoomEntry,
-      stores: createRoomStores(),
-      bus,
-      hubs: () => hubs,
-      scheduler: systemScheduler(),
-      logger,
-    });
-    const offered = createTariffCatalog(config.tariffs).defaultTariff;
-    expect([...offered.enabled_modules].sort()).toEqual([...running.byNamespace.keys()].sort());
-    expect(offered.modules.map((module) => module.id).sort()).toEqual([...running.byNamespace.keys()].sort());
-    expect(offered.enabled_modules).not.toContain('media');
+    const modules = createSignalingModules(
+      { config: config.signaling, roomEntry: noRoomEntry, stores: createRoomStores(), bus, hubs: () => hubs, scheduler: systemScheduler(), logger },
+      media,
+    );
     await bus.close();
+    return [...modules.byNamespace.keys()].sort();
+  }
+
+  it('are exactly those the signaling socket runs: without Janus, no media', async () => {
+    const config = loadConfig({ file: false, env: {} });
+    const offered = createTariffCatalog(config.tariffs, offeredModules(config.media)).defaultTariff;
+    expect([...offered.enabled_modules].sort()).toEqual(await running());
+    expect(offered.modules.map((module) => module.id).sort()).toEqual(await running());
+    expect(offered.enabled_modules).not.toContain('media');
+  });
+
+  it('are exactly those the signaling socket runs: with Janus servers, media too', async () => {
+    const config = loadConfig({ file: false, env: {}, overrides: { media: { janus_urls: ['ws://127.0.0.1:9'] } } });
+    const offered = createTariffCatalog(config.tariffs, offeredModules(config.media)).defaultTariff;
+    const servers = await startJanusServers(config.media, pino({ level: 'silent' }));
+    try {
+      expect([...offered.enabled_modules].sort()).toEqual(await running({ servers, config: config.media }));
+      expect(offered.enabled_modules).toContain('media');
+    } finally {
+      await servers.close();
+    }
   });
 });
