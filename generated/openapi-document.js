@@ -2415,7 +2415,7 @@ export const openapiDocument = {
           "health"
         ],
         "summary": "Tell whether this instance can serve requests now.",
-        "description": "For load balancers: 200 when the database answers a `SELECT 1` and, when Redis is\nconfigured, Redis answers `PING`, each within 2 seconds; 503 with the error body otherwise,\nits `errors` naming each dependency that failed (`field`: `database` or `redis`). Also 503,\nwith the error body, once the instance has begun to shut down, so that a load balancer\ntakes it out of rotation while the requests under way finish. `/health` tells liveness: an\norchestrator that restarts an instance on a failed liveness probe should ask `/health`, not\nthis.\nA malformed request (a NUL character in the query) is 400 with the error body, as for every\noperation.\n",
+        "description": "For load balancers: 200 when the database answers a `SELECT 1` and, when Redis is\nconfigured, Redis answers `PING`, each within 2 seconds; 503 with the error body otherwise,\nits `errors` naming each dependency that failed (`field`: `database` or `redis`). Also 503,\nwith the error body, once the instance has begun to shut down, so that a load balancer\ntakes it out of rotation while the requests under way finish. `/health` tells liveness: an\norchestrator that restarts an instance on a failed liveness probe should ask `/health`, not\nthis.\n`media` says whether audio and video work on this instance: `up` while at least one Janus\nserver of `[media] janus_urls` answers, `down` while none does (the rest of a meeting goes\non; media comes back with Janus), `not_configured` without Janus. It never makes the\ninstance unready.\nA malformed request (a NUL character in the query) is 400 with the error body, as for every\noperation.\n",
         "security": [],
         "responses": {
           "200": {
@@ -2428,7 +2428,8 @@ export const openapiDocument = {
                 "example": {
                   "status": "ready",
                   "database": "up",
-                  "redis": "up"
+                  "redis": "up",
+                  "media": "up"
                 }
               }
             }
@@ -8043,7 +8044,8 @@ export const openapiDocument = {
         "required": [
           "status",
           "database",
-          "redis"
+          "redis",
+          "media"
         ],
         "properties": {
           "status": {
@@ -8065,12 +8067,22 @@ export const openapiDocument = {
               "up",
               "not_configured"
             ]
+          },
+          "media": {
+            "type": "string",
+            "description": "Whether a Janus server answers: `up`, `down` (audio and video are off until one is back), or `not_configured` (no `[media] janus_urls`).",
+            "enum": [
+              "up",
+              "down",
+              "not_configured"
+            ]
           }
         },
         "example": {
           "status": "ready",
           "database": "up",
-          "redis": "not_configured"
+          "redis": "not_configured",
+          "media": "not_configured"
         }
       },
       "Room": {

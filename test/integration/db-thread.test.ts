@@ -99,8 +99,8 @@ describe('embedded PGlite in its own thread', () => {
     const thread = await startPGliteThread({ loadDataDir: await embeddedTemplate() }, (err) => failures.push(err));
     const crashing = pgliteDatabase(thread);
     try {
-      const health = createHealthService({ pingDatabase: () => crashing.ping() });
-      expect(await health.readiness()).toEqual({ failed: [], redis: 'not_configured' });
+      const health = createHealthService({ pingDatabase: () => crashing.ping(), mediaStatus: () => 'not_configured' });
+      expect(await health.readiness()).toEqual({ failed: [], redis: 'not_configured', media: 'not_configured' });
 
       const socket = thread.connect();
       const reset = new Promise<unknown>((resolve) => socket.once('error', resolve));

@@ -407,6 +407,10 @@ export interface paths {
          *     takes it out of rotation while the requests under way finish. `/health` tells liveness: an
          *     orchestrator that restarts an instance on a failed liveness probe should ask `/health`, not
          *     this.
+         *     `media` says whether audio and video work on this instance: `up` while at least one Janus
+         *     server of `[media] janus_urls` answers, `down` while none does (the rest of a meeting goes
+         *     on; media comes back with Janus), `not_configured` without Janus. It never makes the
+         *     instance unready.
          *     A malformed request (a NUL character in the query) is 400 with the error body, as for every
          *     operation.
          */
@@ -2381,12 +2385,18 @@ export interface components {
          * @example {
          *       "status": "ready",
          *       "database": "up",
-         *       "redis": "not_configured"
+         *       "redis": "not_configured",
+         *       "media": "not_configured"
          *     }
          */
         Readiness: {
             /** @enum {string} */
             database: "up";
+            /**
+             * @description Whether a Janus server answers: `up`, `down` (audio and video are off until one is back), or `not_configured` (no `[media] janus_urls`).
+             * @enum {string}
+             */
+            media: "up" | "down" | "not_configured";
             /**
              * @description `not_configured` when the instance runs without Redis (one instance, state in process).
              * @enum {string}
@@ -5062,7 +5072,8 @@ export interface operations {
                      * @example {
                      *       "status": "ready",
                      *       "database": "up",
-                     *       "redis": "up"
+                     *       "redis": "up",
+                     *       "media": "up"
                      *     }
                      */
                     "application/json": components["schemas"]["Readiness"];

@@ -1,7 +1,8 @@
 /**
  * Whether this instance's backing services answer: the database for `/health`, the database and
  * (when configured) Redis for `/ready`. Each is asked through a ping that server.ts hands in, and
- * given 2 s.
+ * given 2 s. `/ready` also says whether media works (a Janus server is up), without failing on it:
+ * a meeting goes on without audio and video, so an instance without Janus still serves.
  */
 import { TimeoutError, within } from '../within.js';
 
@@ -14,9 +15,12 @@ export interface ProbeFailure {
   message: string;
 }
 
+export type MediaReadiness = 'up' | 'down' | 'not_configured';
+
 export interface Readiness {
   failed: ProbeFailure[];
   redis: 'up' | 'not_configured';
+  media: MediaReadiness;
 }
 
 export interface HealthService {
@@ -28,9 +32,11 @@ export interface HealthDeps {
   pingDatabase: () => Promise<unknown>;
   /** Absent without `[redis] url`. */
   pingRedis?: () => Promise<unknown>;
+  /** Whether a Janus server is up now (kept current by the media servers' connections, never asked here). */
+  mediaStatus: () => MediaReadiness;
 }
 
-export function createHealthService({ pingDatabase, pingRedis }: HealthDeps): HealthService {
+export function createHealthService({ pingDatabase, pingRedis, mediaStatus }: HealthDeps): HealthService {
   /** Undefined when the dependency answered; else why not. */
   const probe = async (field: ProbeFailure['field'], what: string, ask: () => Promise<unknown>): Promise<ProbeFailure | undefined> => {
     try {
@@ -53,7 +59,7 @@ export function createHealthService({ pingDatabase, pingRedis }: HealthDeps): He
       const failed = (await Promise.all([probe('database', 'the database', pingDatabase), pingRedis ? probe('redis', 'Redis', pingRedis) : undefined])).filter(
         (entry) => entry !== undefined,
       );
-      return { failed, redis: pingRedis ? 'up' : 'not_configured' };
+      return { failed, redis: pingRedis ? 'up' : 'not_configured', media: mediaStatus() };
     },
   };
 }

@@ -13,13 +13,13 @@ export function healthHandlers({ health }: Services) {
     },
 
     async get_ready() {
-      const { failed, redis } = await health.readiness();
+      const { failed, redis, media } = await health.readiness();
       // answered, not thrown: a load balancer asks every few seconds, and a 503 thrown is logged as an error each time
       if (failed.length > 0) {
         const refusal = errors.serviceUnavailable(`Not ready: ${failed.map((entry) => entry.field).join(' and ')} not answering`, failed);
         return { status: 503, body: errorBody(refusal) } as const;
       }
-      return { status: 200, body: { status: 'ready', database: 'up', redis } } as const;
+      return { status: 200, body: { status: 'ready', database: 'up', redis, media } } as const;
     },
   } satisfies Handlers<OperationsByTag['health']>;
 }
