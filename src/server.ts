@@ -53,6 +53,8 @@ import { systemClock, type Clock } from './domain/clock.js';
 import { systemScheduler } from './signaling/scheduler.js';
 import { createSignalingServer, isSignalingRequest, type SignalingServer } from './signaling/server.js';
 import { sharedStateFromConfig, type SharedState } from './signaling/shared-state.js';
+import { startJanusServers } from './media/janus-servers.js';
+import type { MediaServers } from './media/media-servers.js';
 import type { SignalingStore } from './domain/tickets/signaling-store.js';
 
 export interface ConveneOptions {
@@ -101,6 +103,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       onEmbeddedFailure: (err) => logger.error({ err }, 'the embedded database failed: it stays down (503, not ready) until Convene restarts'),
     }));
   let closeShared: SharedState['close'] | undefined;
+  let closeMedia: (() => Promise<void> | undefined) | undefined;
   try {
     if (ownsDatabase) await migrateToLatest(database.db);
 
@@ -109,9 +112,9 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     // the configuration's tariffs and those created with `convene tariffs create`, as they are now
     // a database that is down at start (one the caller opened) must not stop the service: it answers
     // 503 until the database is back, and the stored tariffs come with the next refresh
-    const tariffs = await loadTariffCatalog(database.db, config.tariffs).catch((err: unknown) => {
+    const tariffs = await loadTariffCatalog(database.db, config).catch((err: unknown) => {
       logger.warn({ err }, 'the stored tariffs could not be read; the configured ones serve until the next refresh');
-      return configuredTariffCatalog(config.tariffs);
+      return configuredTariffCatalog(config);
     });
     const directory = config.endpoints.users_find_use_kc ? keycloakDirectoryFromConfig(config, options.fetch) : undefined;
     const users = createUserService({ db: database.db, config, tariffs, directory });
@@ -120,9 +123,12 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     const metrics = createMetrics();
     const shared = sharedStateFromConfig(config, clock, logger, metrics.redisError);
     closeShared = () => shared.close();
+    // Janus, when configured: a server that does not answer is tried again in the background
+    const mediaServers = config.media.janus_urls.length > 0 ? await startJanusServers(config.media, logger) : undefined;
+    closeMedia = () => mediaServers?.close();
     const invites = createInviteService({ db: database.db, rateLimiter: shared.rateLimiter, clock });
 
-    const handlers = createHandlers(handlerServices({ config, database, identity, users, invites, tariffs, assetStorage, clock, shared }));
+    const handlers = createHandlers(handlerServices({ config, database, identity, users, invites, tariffs, assetStorage, clock, shared, mediaServers }));
     const http = await createHttpApp({
       config,
       logger,
@@ -147,6 +153,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       unreachable,
       signalingStore: shared.signalingStore,
       redis: shared.redis,
+      mediaServers,
       logger,
       scheduler: systemScheduler(clock),
       metrics,
@@ -195,6 +202,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
         clearInterval(tariffRefresh);
         // first, while the store and the bus still work: sockets close with 1001 and their participants leave
         await signaling.close();
+        await mediaServers?.close(); // after the participants left: their handles are detached
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeIdleConnections();
@@ -209,6 +217,7 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
       },
     };
   } catch (err) {
+    await closeMedia?.(); // its sockets would keep the process alive
     await closeShared?.(); // its Redis connection would keep the process alive
     if (ownsDatabase) await database.close();
     throw err;
@@ -225,11 +234,12 @@ interface ServiceParts {
   assetStorage: AssetStorage;
   clock: Clock;
   shared: SharedState;
+  mediaServers?: MediaServers;
 }
 
 /** Every service the handlers use, each built once from the parts createConvene opened. */
 function handlerServices(parts: ServiceParts): Services {
-  const { config, database, identity, users, invites, tariffs, assetStorage, clock, shared } = parts;
+  const { config, database, identity, users, invites, tariffs, assetStorage, clock, shared, mediaServers } = parts;
   const { db } = database;
   const { redis } = shared;
   // shared through the database so that every instance reads every other's page cursors
@@ -249,7 +259,11 @@ function handlerServices(parts: ServiceParts): Services {
     webhookSubscriptions: createWebhookSubscriptionService(db, config.webhooks),
     start: createStartService({ db, signalingStore: shared.signalingStore, rateLimiter: shared.rateLimiter, ticketCaps, clock }),
     turnServers: () => turnCredentials(config.turn, { clock }),
-    health: createHealthService({ pingDatabase: () => database.ping(), pingRedis: redis && (() => redis.ping()) }),
+    health: createHealthService({
+      pingDatabase: () => database.ping(),
+      pingRedis: redis && (() => redis.ping()),
+      mediaStatus: () => mediaServers?.status() ?? 'not_configured',
+    }),
     publicUrl: config.http.public_url,
   };
 }

@@ -31,6 +31,7 @@ import { checkUpgradeRequest, handshakeErrors, parseHandshake } from './handshak
 import { startInstanceLiveness } from '../redis/instance-liveness.js';
 import { createSocketCaps, sourceAddress } from './socket-caps.js';
 import { createSignalingModules } from './modules/index.js';
+import type { MediaServers } from '../media/media-servers.js';
 import { createSignalingWebhooks, SIGNALING_WEBHOOKS_DEFAULTS } from './webhooks.js';
 import { loadRoomContext, type ParticipantContext, type RoomContext } from './room-context.js';
 import { RoomHubs } from './room-hub.js';
@@ -51,6 +52,8 @@ export interface SignalingServerDeps {
   signalingStore: SignalingStore;
   /** Set when instances share state: the bus and the modules' state then live in Redis. */
   redis?: Redis;
+  /** The Janus servers, when `[media] janus_urls` names any: the media module runs on them. */
+  mediaServers?: MediaServers;
   logger: Logger;
   scheduler: Scheduler;
   /** Where the bus's timings and the subscriber connection's errors are recorded. */
@@ -82,7 +85,7 @@ const CLOSE_GRACE_MS = 2_000;
 const WEBHOOK_FLUSH_MS = 5_000;
 
 export function createSignalingServer(deps: SignalingServerDeps): SignalingServer {
-  const { config, tariffs, roomEntry, webhookOutbox, unreachable, signalingStore, redis, logger, scheduler, metrics } = deps;
+  const { config, tariffs, roomEntry, webhookOutbox, unreachable, signalingStore, redis, mediaServers, logger, scheduler, metrics } = deps;
   const limits = config.signaling;
   if (limits.max_message_bytes > limits.max_frame_bytes) {
     throw new Error('signaling.max_message_bytes must not exceed signaling.max_frame_bytes');
@@ -101,7 +104,8 @@ export function createSignalingServer(deps: SignalingServerDeps): SignalingServe
   const liveness = redis ? startInstanceLiveness(redis, { ttlMs: limits.instance_ttl_ms, refreshMs: limits.instance_refresh_ms }, log) : undefined;
   const webhooks = createSignalingWebhooks(webhookOutbox, log, { ...SIGNALING_WEBHOOKS_DEFAULTS, onDrop: metrics.webhookEventDropped });
   const stores = createRoomStores(redis, liveness);
-  const modules = createSignalingModules({ config: limits, roomEntry, stores, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks });
+  const media = mediaServers ? { servers: mediaServers, config: config.media } : undefined;
+  const modules = createSignalingModules({ config: limits, roomEntry, stores, liveness, bus, hubs: () => hubs, scheduler, logger: log, webhooks }, media);
   const hubs = new RoomHubs(bus, modules.byNamespace, log);
   const socketCaps = createSocketCaps(config.signaling_caps, redis && liveness ? { redis, liveness } : undefined);
   const connectionDeps = { config: limits, hubs, modules, signalingStore, scheduler, logger: log, instanceId: liveness?.id };

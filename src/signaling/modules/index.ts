@@ -5,6 +5,7 @@
 import { createChatModule } from './chat/chat.module.js';
 import { createControlModule } from './control/control.module.js';
 import { createEchoModule } from './echo/echo.module.js';
+import { createMediaModule, type MediaDeps } from './media/media.module.js';
 import { createModerationModule } from './moderation/moderation.module.js';
 import type { ControlModule, ModuleDeps, SignalingModule } from './module.js';
 import { createTimerModule } from './timer/timer.module.js';
@@ -14,12 +15,13 @@ export interface SignalingModules {
   byNamespace: ReadonlyMap<string, SignalingModule>;
 }
 
-export function createSignalingModules(deps: Omit<ModuleDeps, 'modules'>): SignalingModules {
+/** `media`: the Janus servers, when `[media] janus_urls` names any; without them there is no media module. */
+export function createSignalingModules(deps: Omit<ModuleDeps, 'modules'>, media?: MediaDeps): SignalingModules {
   const byNamespace = new Map<string, SignalingModule>();
   const full: ModuleDeps = { ...deps, modules: () => byNamespace };
   const control = createControlModule(full);
-  for (const module of [control, createEchoModule(full), createModerationModule(full), createTimerModule(full), createChatModule(full)]) {
-    byNamespace.set(module.namespace, module);
-  }
+  const modules = [control, createEchoModule(full), createModerationModule(full), createTimerModule(full), createChatModule(full)];
+  if (media) modules.push(createMediaModule(full, media));
+  for (const module of modules) byNamespace.set(module.namespace, module);
   return { control, byNamespace };
 }
