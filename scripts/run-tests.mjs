@@ -1,13 +1,13 @@
 // `npm test`: the suite a developer runs before each commit; `npm run test:slow` (`--slow`): the slow
 // tiers, which CI runs as well: the soak, the fault injection (servers stopped, frozen and killed),
-// the `convene` command as real processes (each run starts Node and opens the database: 4 minutes)
-// and the long hostile-input runs. Both end with the line CI reads, `N passed, N failed`.
+// the `convene` command as real processes (each run starts Node and opens the database: 4 minutes),
+// the media calls (Janus and headless Chromium with fake cameras) and the long hostile-input runs. Both end with the line CI reads, `N passed, N failed`.
 // Extra arguments go to vitest (`npm test -- test/unit`); naming files runs them whatever their tier.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync, rmSync } from 'node:fs';
 
 /** The slow tiers' folders: left out of `npm test` unless named, the whole of `npm run test:slow`. */
-const SLOW_FOLDERS = ['test/soak', 'test/faults', 'test/integration/cli'];
+const SLOW_FOLDERS = ['test/soak', 'test/faults', 'test/integration/cli', 'test/media'];
 /** The hostile-input properties run in both tiers: briefly in `npm test`, at length in the slow one. */
 const PROPERTY_FOLDER = 'test/property';
 

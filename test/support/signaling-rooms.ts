@@ -35,16 +35,17 @@ export interface SignalingRoom {
 
 /**
  * The test file's app and its room helpers. `tariffs`: tariffs besides `default` (no limits), each
- * switching off nothing unless it says so.
+ * switching off nothing unless it says so. `media`: the `[media]` section (Janus servers).
  */
 export function useSignalingRooms(
   tariffs: Record<string, Partial<TariffDefinition>> = {},
   caps: Partial<Config['signaling_caps']> = {},
   webhooks: Partial<Config['webhooks']> = {},
+  media: Partial<Config['media']> = {},
 ) {
   const none: TariffDefinition = { quotas: {}, disabled_modules: [], disabled_features: [] };
   const definitions = Object.fromEntries(Object.entries({ default: none, ...tariffs }).map(([name, tariff]) => [name, { ...none, ...tariff }]));
-  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions }, signaling_caps: caps, webhooks });
+  const app = useTestApp({ ...signalingConfig(), tariffs: { default: 'default', definitions }, signaling_caps: caps, webhooks, media });
 
   const clients: SignalingClient[] = [];
   afterEach(async () => {

@@ -1,0 +1,227 @@
+/**
+ * A video call through Convene and a real Janus (Debian's `janus`, started by the test in a network
+ * namespace of its own: test/support/janus.ts), between headless Chromium pages with a fake camera,
+ * microphone and screen, each speaking the media protocol as the reference's web app does
+ * (test/support/media-page.ts). Every frame a page got is checked against the contract.
+ *
+ * Skips, with the reason printed, when Chromium or Janus is missing or network namespaces cannot be
+ * made (not root). .ci/run installs both and runs as root.
+ */
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
+import { insertInvite, insertRoom } from '../support/invites.js';
+import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
+import { framesOf, installMediaClient, MEDIA_CHROMIUM_ARGS, openParticipant, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
+import { checkServerFrame, DEFAULT_PROTOCOL, signalingUrl, startTicket, type Starter } from '../support/signaling-client.js';
+import { redisUrl } from '../support/signaling.js';
+import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+
+const unavailable = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (Debian's chromium package)` : janusUnavailable;
+if (unavailable) console.warn(`test/media/media-call.test.ts skipped: ${unavailable}`);
+
+/** Long enough for ICE, DTLS and the first key frames on a loaded machine; the checks poll, they do not sleep. */
+const MEDIA_TIMEOUT = 30_000;
+
+interface Participant {
+  name: string;
+  page: Page;
+  context: BrowserContext;
+}
+
+describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
+  let janus: TestJanus;
+  let browser: Browser;
+  let app: TestApp;
+  const opened: Participant[] = [];
+
+  beforeAll(async () => {
+    janus = await startJanus();
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: [...CHROMIUM_ARGS, ...MEDIA_CHROMIUM_ARGS] });
+    app = await startTestApp({ media: { janus_urls: [janus.url] }, ...(redisUrl ? { redis: { url: redisUrl } } : {}) });
+  }, 60_000);
+
+  afterAll(async () => {
+    await Promise.all(opened.map((participant) => participant.context.close().catch(() => undefined)));
+    await app?.close();
+    await browser?.close();
+    await janus?.close();
+  });
+
+  /** A participant in a browser context of its own (as separate people are), joined to the room. */
+  async function join(on: TestApp, name: string, starter: Starter): Promise<Participant> {
+    const context = await browser.newContext();
+    const page = await context.newPage();
+    await page.goto(`${on.url}/health`); // a secure origin (loopback http) for getUserMedia
+    await page.evaluate(installMediaClient);
+    const { ticket } = await startTicket(on, starter);
+    await openParticipant(page, name, signalingUrl(on), [DEFAULT_PROTOCOL, `ticket#${ticket}`], name);
+    const participant = { name, page, context };
+    opened.push(participant);
+    await until(participant, (snapshot) => snapshot.id !== undefined);
+    return participant;
+  }
+
+  async function leave(participant: Participant): Promise<void> {
+    await participant.context.close();
+    opened.splice(opened.indexOf(participant), 1);
+  }
+
+  it('lets two participants see and hear each other, a third see both, and a screen reach everyone', async () => {
+    const owner = await app.login('owner');
+    const { roomId, guest } = await roomWithGuest(app, owner);
+    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
+    const bob = await join(app, 'bob', guest);
+    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+
+    await publishFrom(alice.page, 'alice', 'video');
+    await publishFrom(bob.page, 'bob', 'video');
+    await receiving(alice, `${bobId}:video`);
+    await receiving(bob, `${aliceId}:video`);
+
+    const carol = await join(app, 'carol', guest);
+    await receiving(carol, `${aliceId}:video`);
+    await receiving(carol, `${bobId}:video`);
+
+    // the moderator (the room's owner) shares a screen: the others receive it as its own stream
+    await publishFrom(alice.page, 'alice', 'screen');
+    await receiving(bob, `${aliceId}:screen`);
+    await receiving(carol, `${aliceId}:screen`);
+
+    for (const participant of [alice, bob, carol]) expectCleanFrames(await snapshotOf(participant.page, participant.name));
+    await Promise.all([alice, bob, carol].map(leave));
+    // every handle released: the Janus session of this instance holds none
+    await eventually(async () => expect(await janus.handles()).toEqual([]));
+  }, 120_000);
+
+  it('carries a moderator mute to its target, and refuses a screen to a participant whose presenter role was revoked', async () => {
+    const owner = await app.login('owner');
+    const { roomId, guest } = await roomWithGuest(app, owner);
+    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
+    const bob = await join(app, 'bob', guest);
+    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+    await publishFrom(bob.page, 'bob', 'video');
+    await receiving(alice, `${bobId}:video`);
+
+    await sendMedia(alice, { action: 'moderator_mute', targets: [bobId], force: true });
+    const muted = await until(bob, (snapshot) => framesOf(snapshot, 'media', 'request_mute').length > 0);
+    expect(framesOf(muted, 'media', 'request_mute')[0].payload).toEqual({ message: 'request_mute', issuer: aliceId, force: true });
+    // the target muted itself (update_media_session): the others see its microphone off
+    await until(alice, (snapshot) =>
+      framesOf(snapshot, 'control', 'update').some((frame) => frame.payload.id === bobId && frame.payload.media?.video?.audio === false),
+    );
+
+    await sendMedia(alice, { action: 'revoke_presenter_role', participant_ids: [bobId] });
+    await until(bob, (snapshot) => framesOf(snapshot, 'media', 'presenter_revoked').length > 0);
+    await publishFrom(bob.page, 'bob', 'screen');
+    const refused = await until(bob, (snapshot) => framesOf(snapshot, 'media', 'error').length > 0);
+    const [first, ...rest] = framesOf(refused, 'media', 'error').map((frame) => frame.payload.error);
+    expect(first).toBe('permission_denied');
+    // the page's candidates for the refused offer, sent before the refusal arrived, name no stream of it
+    expect(rest.filter((error) => error !== 'invalid_candidate' && error !== 'invalid_end_of_candidates')).toEqual([]);
+    await Promise.all([alice, bob].map(leave));
+  }, 120_000);
+
+  it('tells the participants when Janus is lost, goes on without it, and carries media again once it is back', async () => {
+    const owner = await app.login('owner');
+    const { roomId, guest } = await roomWithGuest(app, owner);
+    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
+    const bob = await join(app, 'bob', guest);
+    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    await publishFrom(alice.page, 'alice', 'video');
+    await receiving(bob, `${aliceId}:video`);
+
+    await janus.stop();
+    await until(alice, (snapshot) => framesOf(snapshot, 'media', 'webrtc_down').some((frame) => frame.payload.source === aliceId));
+    await until(bob, (snapshot) => framesOf(snapshot, 'media', 'webrtc_down').some((frame) => frame.payload.source === aliceId));
+    // the stream is gone for the others, and the meeting itself goes on
+    await until(bob, (snapshot) =>
+      framesOf(snapshot, 'control', 'update').some((frame) => frame.payload.id === aliceId && frame.payload.media?.video === undefined),
+    );
+    expect((await app.request('GET', '/ready')).status).toBe(200);
+
+    await janus.start();
+    await eventually(async () => expect(JSON.parse((await app.request('GET', '/ready')).text_)).toMatchObject({ media: 'up' }));
+    await publishFrom(alice.page, 'alice', 'video'); // the web app publishes again after its connection failed
+    await receiving(bob, `${aliceId}:video`); // a new subscription: its counters start again
+    await Promise.all([alice, bob].map(leave));
+  }, 120_000);
+
+  describe.skipIf(!redisUrl)('on two instances sharing Redis', () => {
+    it('connects publishers whose sockets are on different instances', async () => {
+      const second = await app.withConfig({ media: { janus_urls: [janus.url] }, redis: { url: redisUrl! } });
+      try {
+        const owner = await app.login('owner');
+        const { roomId, guest } = await roomWithGuest(app, owner);
+        const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
+        const bob = await join(second, 'bob', guest);
+        const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+        const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+        await publishFrom(alice.page, 'alice', 'video');
+        await publishFrom(bob.page, 'bob', 'video');
+        await receiving(alice, `${bobId}:video`);
+        await receiving(bob, `${aliceId}:video`);
+        await Promise.all([alice, bob].map(leave));
+        await eventually(async () => expect(await janus.handles()).toEqual([]));
+      } finally {
+        await second.close();
+      }
+    }, 120_000);
+  });
+});
+
+async function roomWithGuest(app: TestApp, owner: TestUser): Promise<{ roomId: string; guest: Starter }> {
+  const roomId = await insertRoom(app, owner);
+  return { roomId, guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } };
+}
+
+function sendMedia(participant: Participant, payload: object): Promise<void> {
+  return participant.page.evaluate(([name, p]) => (globalThis as any).convene[name].sendMedia(p), [participant.name, payload] as const);
+}
+
+/** Polls the participant's page until `check` holds; answers that snapshot. */
+async function until(participant: Participant, check: (snapshot: MediaSnapshot) => boolean): Promise<MediaSnapshot> {
+  let last: MediaSnapshot | undefined;
+  await eventually(async () => {
+    last = await snapshotOf(participant.page, participant.name);
+    expect(check(last), `${participant.name}: ${last.frames.slice(-5).join('\n')}`).toBe(true);
+  });
+  return last!;
+}
+
+/** The stream's audio and video bytes and its decoded frames rise (two readings apart), on the participant's page. */
+async function receiving(participant: Participant, stream: string): Promise<void> {
+  const first = await until(participant, (snapshot) => (snapshot.inbound[stream]?.framesDecoded ?? 0) > 0);
+  const before = first.inbound[stream]!;
+  await until(participant, (snapshot) => {
+    const now = snapshot.inbound[stream];
+    const audioRises = stream.endsWith(':screen') || (now?.audioBytes ?? 0) > before.audioBytes;
+    return now !== undefined && now.videoBytes > before.videoBytes && now.framesDecoded > before.framesDecoded && audioRises;
+  });
+}
+
+async function eventually(check: () => Promise<void>, timeoutMs = MEDIA_TIMEOUT): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 200));
+    }
+  }
+}
+
+/** Every frame fits the contract, and none is a media error. */
+function expectCleanFrames(snapshot: MediaSnapshot): void {
+  for (const text of snapshot.frames) {
+    const frame: unknown = JSON.parse(text);
+    expect(frame).not.toHaveProperty('pageError');
+    checkServerFrame(frame);
+  }
+  expect(framesOf(snapshot, 'media', 'error')).toEqual([]);
+}
