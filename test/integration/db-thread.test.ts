@@ -112,6 +112,7 @@ describe('embedded PGlite in its own thread', () => {
       expect(await health.readiness()).toEqual({
         failed: [{ field: 'database', code: 'unavailable', message: 'the database failed' }],
         redis: 'not_configured',
+        media: 'not_configured',
       });
       expect(await health.databaseUp()).toBe(false);
     } finally {

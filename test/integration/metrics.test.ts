@@ -215,7 +215,7 @@ describe('/ready', () => {
   it(`answers 200 while the database${redisUrl ? ' and Redis answer' : ' answers (no Redis configured)'}`, async () => {
     const answer = await app.request('GET', '/ready');
     expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.text_)).toEqual({ status: 'ready', database: 'up', redis: redisUrl ? 'up' : 'not_configured' });
+    expect(JSON.parse(answer.text_)).toEqual({ status: 'ready', database: 'up', redis: redisUrl ? 'up' : 'not_configured', media: 'not_configured' });
   });
 
   it('answers 503 with the error body naming Redis when Redis does not answer', async () => {

@@ -99,7 +99,7 @@ describe('a tariff created in the database', () => {
   it('is not assigned by the operator while the identity provider’s claim assigns tariffs', async () => {
     await app.login('alice');
     await createTariff(dbOf(app), app.config, 'pro', { quotas: {}, disabled_modules: [], disabled_features: [] });
-    const claimed = { ...app.config, claim: 'tariff' };
+    const claimed = { ...app.config, tariffs: { ...app.config.tariffs, claim: 'tariff' } };
     await expect(assignTariff(dbOf(app), claimed, 'pro', 'alice@example.test')).rejects.toThrow('tariffs are assigned by the identity provider');
     await expect(assignTariff(dbOf(app), app.config, 'gold', 'alice@example.test')).rejects.toThrow('unknown tariff "gold"');
   });
