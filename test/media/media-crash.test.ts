@@ -7,7 +7,9 @@
  *
  * SIGKILL of B's instance: A hears B leave; B's publisher is out of the Janus room and B's
  * instance's Janus session is gone (its socket closed with the process); when A leaves too the
- * Janus room is destroyed and the room's media keys are gone from Redis.
+ * Janus room is destroyed and the room's media keys are gone from Redis. A room whose every
+ * participant was on the killed instance keeps its Janus room until someone comes back: that join
+ * sweeps the dead, and the last of them out destroys it.
  * SIGSTOP of B's instance: A hears B leave once B's instance is taken for dead, and the survivor's
  * sweep kicks B's publisher out of the Janus room while the frozen instance's Janus session still
  * lives; that session ends at Janus's session_timeout. Thawed, the instance works on: a newcomer
@@ -19,6 +21,7 @@
 import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join as joinPath } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Redis } from 'ioredis';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -175,6 +178,34 @@ keepalive_interval_ms = 1000
     await leave(alice);
     await expectMediaGone(roomId, janusRoom);
     await eventually(async () => expect(await janus.handles()).toEqual([]));
+  }, 90_000);
+
+  it('destroys the Janus room of a room whose every participant was on the killed instance once someone comes back', async () => {
+    const second = await start();
+    const { roomId, inviteCode } = await room();
+    const bea = await join(second, roomId, 'bea');
+    const ben = await join(second, roomId, 'ben', inviteCode);
+    await publishFrom(bea.page, 'bea', 'video');
+    await receiving(ben, `${await idOf(bea)}:video`);
+    const janusRoom = await janusRoomOf(roomId);
+
+    second.kill('SIGKILL');
+    await second.exited;
+    // no live instance hosts the room: its Janus room stays until someone comes back after the key expired
+    await sleep(TTL_MS + SWEEP_MS);
+    expect((await videoroom(janus.url, { request: 'exists', room: janusRoom })).exists).toBe(true);
+    const xia = await join(first, roomId, 'xia', inviteCode);
+    // the join swept the dead, and the last of them out took the Janus room and the media state along
+    await expectMediaGone(roomId, janusRoom);
+
+    // media starts afresh: a new Janus room
+    const yan = await join(first, roomId, 'yan', inviteCode);
+    await publishFrom(xia.page, 'xia', 'video');
+    await receiving(yan, `${await idOf(xia)}:video`);
+    const fresh = await janusRoomOf(roomId);
+    expect(fresh).not.toBe(janusRoom);
+    await Promise.all([xia, yan].map(leave));
+    await expectMediaGone(roomId, fresh);
   }, 90_000);
 
   it("kicks a frozen instance's publisher out of the Janus room while its session lives on until Janus's session_timeout", async () => {
