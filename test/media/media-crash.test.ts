@@ -12,8 +12,10 @@
  * sweeps the dead, and the last of them out destroys it.
  * SIGSTOP of B's instance: A hears B leave once B's instance is taken for dead, and the survivor's
  * sweep kicks B's publisher out of the Janus room while the frozen instance's Janus session still
- * lives; that session ends at Janus's session_timeout. Thawed, the instance works on: a newcomer
- * there publishes to A, and the room is cleaned up when everyone has left.
+ * lives; that session ends at Janus's session_timeout. Thawed, the instance tells A nothing more
+ * of B (it once sent an `update` of B, from ending B's streams when it found its Janus session
+ * gone) and works on: a newcomer there publishes to A, and the room is cleaned up when everyone
+ * has left.
  *
  * Skips, with the reason printed, without Chromium, Janus or network namespaces, and without
  * REDIS_URL and DATABASE_URL (instances in separate processes share a database server).
@@ -124,7 +126,7 @@ keepalive_interval_ms = 1000
   }
 
   /** Alice on the first instance and Bob on `second`, each publishing and receiving the other. */
-  async function call2(second: ChildServer) {
+  async function callAcross(second: ChildServer) {
     const { roomId, inviteCode } = await room();
     const alice = await join(first, roomId, 'alice');
     const bob = await join(second, roomId, 'bob', inviteCode);
@@ -162,7 +164,7 @@ keepalive_interval_ms = 1000
 
   it("takes a killed instance's publisher out of the Janus room and its session out of Janus, and cleans the room up when the last one leaves", async () => {
     const second = await start();
-    const { roomId, alice, bobId, aliceId, janusRoom } = await call2(second);
+    const { roomId, alice, bobId, aliceId, janusRoom } = await callAcross(second);
     const [firstSession, secondSession] = [await sessionOf(first), await sessionOf(second)];
     expect(await janus.sessions()).toEqual(expect.arrayContaining([firstSession, secondSession]));
 
@@ -210,7 +212,7 @@ keepalive_interval_ms = 1000
 
   it("kicks a frozen instance's publisher out of the Janus room while its session lives on until Janus's session_timeout", async () => {
     const second = await start();
-    const { roomId, inviteCode, alice, bob, aliceId, bobId, janusRoom } = await call2(second);
+    const { roomId, inviteCode, alice, bob, aliceId, bobId, janusRoom } = await callAcross(second);
     const secondSession = await sessionOf(second);
 
     second.kill('SIGSTOP'); // a process that stops answering but comes back
