@@ -8,28 +8,20 @@
  * made (not root). .ci/run installs both and runs as root.
  */
 import { existsSync } from 'node:fs';
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
-import { framesOf, installMediaClient, MEDIA_CHROMIUM_ARGS, openParticipant, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
-import { checkServerFrame, DEFAULT_PROTOCOL, signalingUrl, startTicket, type Starter } from '../support/signaling-client.js';
+import { eventually, joinPage, receiving, sendMedia, until, type Participant } from '../support/media-call.js';
+import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
+import { checkServerFrame, startTicket, type Starter } from '../support/signaling-client.js';
 import { redisUrl } from '../support/signaling.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
 const unavailable = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (Debian's chromium package)` : janusUnavailable;
 if (unavailable) console.warn(`test/media/media-call.test.ts skipped: ${unavailable}`);
-
-/** Long enough for ICE, DTLS and the first key frames on a loaded machine; the checks poll, they do not sleep. */
-const MEDIA_TIMEOUT = 30_000;
-
-interface Participant {
-  name: string;
-  page: Page;
-  context: BrowserContext;
-}
 
 describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   let janus: TestJanus;
@@ -52,15 +44,9 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
 
   /** A participant in a browser context of its own (as separate people are), joined to the room. */
   async function join(on: TestApp, name: string, starter: Starter): Promise<Participant> {
-    const context = await browser.newContext();
-    const page = await context.newPage();
-    await page.goto(`${on.url}/health`); // a secure origin (loopback http) for getUserMedia
-    await page.evaluate(installMediaClient);
     const { ticket } = await startTicket(on, starter);
-    await openParticipant(page, name, signalingUrl(on), [DEFAULT_PROTOCOL, `ticket#${ticket}`], name);
-    const participant = { name, page, context };
+    const participant = await joinPage(browser, on.url, name, ticket);
     opened.push(participant);
-    await until(participant, (snapshot) => snapshot.id !== undefined);
     return participant;
   }
 
@@ -177,43 +163,6 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
 async function roomWithGuest(app: TestApp, owner: TestUser): Promise<{ roomId: string; guest: Starter }> {
   const roomId = await insertRoom(app, owner);
   return { roomId, guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } };
-}
-
-function sendMedia(participant: Participant, payload: object): Promise<void> {
-  return participant.page.evaluate(([name, p]) => (globalThis as any).convene[name].sendMedia(p), [participant.name, payload] as const);
-}
-
-/** Polls the participant's page until `check` holds; answers that snapshot. */
-async function until(participant: Participant, check: (snapshot: MediaSnapshot) => boolean): Promise<MediaSnapshot> {
-  let last: MediaSnapshot | undefined;
-  await eventually(async () => {
-    last = await snapshotOf(participant.page, participant.name);
-    expect(check(last), `${participant.name}: ${last.frames.slice(-5).join('\n')}`).toBe(true);
-  });
-  return last!;
-}
-
-/** The stream's audio and video bytes and its decoded frames rise (two readings apart), on the participant's page. */
-async function receiving(participant: Participant, stream: string): Promise<void> {
-  const first = await until(participant, (snapshot) => (snapshot.inbound[stream]?.framesDecoded ?? 0) > 0);
-  const before = first.inbound[stream]!;
-  await until(participant, (snapshot) => {
-    const now = snapshot.inbound[stream];
-    const audioRises = stream.endsWith(':screen') || (now?.audioBytes ?? 0) > before.audioBytes;
-    return now !== undefined && now.videoBytes > before.videoBytes && now.framesDecoded > before.framesDecoded && audioRises;
-  });
-}
-
-async function eventually(check: () => Promise<void>, timeoutMs = MEDIA_TIMEOUT): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    try {
-      return await check();
-    } catch (err) {
-      if (Date.now() > deadline) throw err;
-      await new Promise((resolve) => setTimeout(resolve, 200));
-    }
-  }
 }
 
 /** Every frame fits the contract, and none is a media error. */

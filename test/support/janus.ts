@@ -6,12 +6,12 @@
  * at random among the blocks no interface holds yet), with no default route inside, so Janus can
  * reach nothing but the root side of its pair. Janus runs there with a generated configuration
  * (videoroom plugin and WebSocket transport only; `interface` and `ice_enforce_list` pin its SDP
- * and its candidates to the namespace's address) and its admin WebSocket API on, for `sessions()`
- * and `handles()`.
+ * and its candidates to the namespace's address) and its admin WebSocket API on, for `sessions()`,
+ * `handles()` and `publishers()`.
  *
  *   if (janusUnavailable) console.warn(`… skipped: ${janusUnavailable}`);
  *   const janus = await startJanus({ sessionTimeoutS: 3 });
- *   … janus.url (ws://10.213.x.y:8188) …  await janus.sessions();  await janus.handles();
+ *   … janus.url (ws://10.213.x.y:8188) …  await janus.sessions();  await janus.handles();  await janus.publishers();
  *   await janus.stop();  await janus.start();     // a crash (SIGKILL) and a restart on the same address
  *   await janus.freeze();  janus.thaw();          // SIGSTOP / SIGCONT: connected, but nothing answers
  *   await janus.close();                          // in afterAll: Janus, the namespace, the directory
@@ -50,8 +50,16 @@ export interface TestJanus {
   sessions(): Promise<number[]>;
   /** The ids of every handle of every session (admin `list_handles`). */
   handles(): Promise<number[]>;
+  /** The videoroom publishers of every session (admin `handle_info`): their Janus room, feed id and display (Convene's `<participant>|<type>`). */
+  publishers(): Promise<JanusPublisher[]>;
   /** What Janus wrote to standard output and error (the end of it), for failure messages. */
   log(): string;
+}
+
+export interface JanusPublisher {
+  room: number;
+  id: number;
+  display?: string;
 }
 
 export interface JanusOptions {
@@ -303,6 +311,7 @@ export async function startJanus(options: JanusOptions = {}): Promise<TestJanus>
   }
 
   const sessions = async () => ((await admin(address, { janus: 'list_sessions' })).sessions as number[]) ?? [];
+  const handlesOf = async (session: number) => ((await admin(address, { janus: 'list_handles', session_id: session })).handles as number[]) ?? [];
   return {
     url: `ws://${address}:${API_PORT}`,
     address,
@@ -326,10 +335,19 @@ export async function startJanus(options: JanusOptions = {}): Promise<TestJanus>
     },
     sessions,
     async handles() {
-      const lists = await Promise.all(
-        (await sessions()).map(async (session) => ((await admin(address, { janus: 'list_handles', session_id: session })).handles as number[]) ?? []),
+      return (await Promise.all((await sessions()).map(handlesOf))).flat();
+    },
+    async publishers() {
+      const infos = await Promise.all(
+        (await sessions()).map(async (session) =>
+          Promise.all((await handlesOf(session)).map((handle) => admin(address, { janus: 'handle_info', session_id: session, handle_id: handle }))),
+        ),
       );
-      return lists.flat();
+      return infos
+        .flat()
+        .map((answer) => answer.info?.plugin_specific)
+        .filter((plugin) => plugin?.type === 'publisher')
+        .map(({ room, id, display }) => ({ room, id, display }));
     },
     log: () => output,
   };

@@ -30,6 +30,8 @@ export interface MediaSnapshot {
   /** Publishers by type: whether Janus said it receives. */
   published: Record<string, boolean>;
   muted: boolean;
+  /** The socket's close code, once it closed. */
+  closed?: number;
 }
 
 export function installMediaClient(): void {
@@ -59,6 +61,7 @@ export function installMediaClient(): void {
         resolve();
       };
       ws.onerror = () => reject(new Error(`${name}: the socket failed`));
+      ws.onclose = (event) => (client.closed = event.code);
       ws.onmessage = (event) => {
         client.frames.push(event.data);
         const frame = JSON.parse(event.data);
@@ -212,7 +215,7 @@ export function installMediaClient(): void {
       inbound[key] = totals;
     }
     const published = Object.fromEntries(Object.entries<any>(client.publishers).map(([type, publisher]) => [type, publisher.complete]));
-    return { id: client.id, frames: client.frames, inbound, published, muted: client.muted };
+    return { id: client.id, frames: client.frames, inbound, published, muted: client.muted, closed: client.closed };
   };
 }
 

@@ -49,9 +49,10 @@ describeRoomStore<MediaStore>(
           [bob, { video: on }],
         ]),
       );
-      await two.deleteSessionState(roomId, alice, 'screen');
-      await two.deleteSessionState(roomId, bob, 'video');
-      await two.deleteSessionState(roomId, carol, 'video');
+      expect(await two.deleteSessionState(roomId, alice, 'screen')).toBe(true);
+      expect(await two.deleteSessionState(roomId, bob, 'video')).toBe(true);
+      expect(await one.deleteSessionState(roomId, bob, 'video')).toBe(false);
+      expect(await two.deleteSessionState(roomId, carol, 'video')).toBe(false);
       expect(await one.sessionStates(roomId, [alice, bob, carol])).toStrictEqual(new Map([[alice, { video: on }]]));
       expect(await one.sessionStates(roomId, [])).toEqual(new Map());
     });
@@ -233,8 +234,10 @@ describeRoomStore<MediaStore>(
           key,
         ),
       );
-      await two.deletePublisher(roomId, alice, 'video');
-      await two.deletePublisher(roomId, carol, 'video');
+      // whether there was one: whoever deleted it announces the stream's end
+      expect(await two.deletePublisher(roomId, alice, 'video')).toBe(true);
+      expect(await one.deletePublisher(roomId, alice, 'video')).toBe(false);
+      expect(await two.deletePublisher(roomId, carol, 'video')).toBe(false);
       expect(await one.publisher(roomId, alice, 'video')).toBeUndefined();
       expect(sorted(await one.publishers(roomId), key)).toEqual(
         sorted(

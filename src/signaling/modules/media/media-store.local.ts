@@ -32,12 +32,14 @@ interface RoomMedia {
 const newRoom = (): RoomMedia => ({ sessions: new Map(), presenters: new Set(), speakers: new Map(), lastFeedId: 0, publishers: new Map() });
 
 /** Takes one session type out of a participant's entry, and drops the entry once it holds none, as Redis drops an emptied field. */
-function withoutType<V>(entries: Map<string, Partial<Record<MediaSessionType, V>>>, participantId: string, type: MediaSessionType): void {
+/** Deletes the participant's entry of `type`; answers whether there was one. */
+function withoutType<V>(entries: Map<string, Partial<Record<MediaSessionType, V>>>, participantId: string, type: MediaSessionType): boolean {
   const entry = entries.get(participantId);
-  if (!entry) return;
+  if (entry?.[type] === undefined) return false;
   const { [type]: _dropped, ...rest } = entry;
   if (Object.keys(rest).length === 0) entries.delete(participantId);
   else entries.set(participantId, rest);
+  return true;
 }
 
 export function createLocalMediaStore(): MediaStore {
@@ -58,7 +60,7 @@ export function createLocalMediaStore(): MediaStore {
     },
     async deleteSessionState(roomId, participantId, type) {
       const room = rooms.get(roomId);
-      if (room) withoutType(room.sessions, participantId, type);
+      return room !== undefined && withoutType(room.sessions, participantId, type);
     },
     async sessionStates(roomId, participantIds) {
       const states = new Map<string, ParticipantMedia>();
@@ -143,7 +145,7 @@ export function createLocalMediaStore(): MediaStore {
     },
     async deletePublisher(roomId, participantId, type) {
       const room = rooms.get(roomId);
-      if (room) withoutType(room.publishers, participantId, type);
+      return room !== undefined && withoutType(room.publishers, participantId, type);
     },
     async publishers(roomId) {
       const entries: PublisherEntry[] = [];

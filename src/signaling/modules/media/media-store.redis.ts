@@ -249,7 +249,7 @@ export function createRedisMediaStore(redis: Redis): MediaStore {
       await setField(roomId, 'sessions', field(participantId, type), JSON.stringify({ audio: state.audio, video: state.video }));
     },
     async deleteSessionState(roomId, participantId, type) {
-      await redis.hdel(keysOf(roomId).sessions, field(participantId, type));
+      return (await redis.hdel(keysOf(roomId).sessions, field(participantId, type))) > 0;
     },
     async sessionStates(roomId, participantIds) {
       const states = new Map<string, ParticipantMedia>();
@@ -330,7 +330,7 @@ export function createRedisMediaStore(redis: Redis): MediaStore {
       return decodeFeedId(await redis.hget(keysOf(roomId).publishers, field(participantId, type)));
     },
     async deletePublisher(roomId, participantId, type) {
-      await redis.hdel(keysOf(roomId).publishers, field(participantId, type));
+      return (await redis.hdel(keysOf(roomId).publishers, field(participantId, type))) > 0;
     },
     async publishers(roomId) {
       const stored = await redis.hgetall(keysOf(roomId).publishers);

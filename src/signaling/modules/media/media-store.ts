@@ -64,7 +64,8 @@ export interface PublisherEntry {
 
 export interface MediaStore {
   setSessionState(roomId: string, participantId: string, type: MediaSessionType, state: MediaSessionState): Promise<void>;
-  deleteSessionState(roomId: string, participantId: string, type: MediaSessionType): Promise<void>;
+  /** Answers whether there was one. */
+  deleteSessionState(roomId: string, participantId: string, type: MediaSessionType): Promise<boolean>;
   /** The session states of the given participants (those with none are absent). */
   sessionStates(roomId: string, participantIds: readonly string[]): Promise<Map<string, ParticipantMedia>>;
   /** The sessions and presenter flag of each given participant (every one present), in one step: a joiner's view of the room. */
@@ -97,7 +98,8 @@ export interface MediaStore {
   nextFeedId(roomId: string): Promise<number>;
   setPublisher(roomId: string, participantId: string, type: MediaSessionType, record: PublisherRecord): Promise<void>;
   publisher(roomId: string, participantId: string, type: MediaSessionType): Promise<PublisherRecord | undefined>;
-  deletePublisher(roomId: string, participantId: string, type: MediaSessionType): Promise<void>;
+  /** Answers whether there was one. */
+  deletePublisher(roomId: string, participantId: string, type: MediaSessionType): Promise<boolean>;
   /** Every publisher of the room, in no promised order (for cleanup). */
   publishers(roomId: string): Promise<PublisherEntry[]>;
 

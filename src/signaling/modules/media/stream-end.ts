@@ -19,10 +19,16 @@ export async function release(parts: MediaParts, local: LocalHandle): Promise<vo
   await local.handle?.detach().catch((err: unknown) => parts.deps.logger.debug({ err }, 'media: a detach failed'));
 }
 
-/** The participant's stream of `type` is over: its record and state go, the others see it gone and drop their subscriptions. */
+/**
+ * The participant's stream of `type` is over: its record and state go, the others see it gone and
+ * drop their subscriptions. A stream whose record and state were gone already was announced by
+ * whoever took them: an instance frozen past its lifetime hears Janus drop its handles after the
+ * survivors swept its participants, and must not show the others a participant that left.
+ */
 export async function endStream(parts: MediaParts, session: Session, hub: RoomHub, type: MediaSessionType): Promise<void> {
   const own = session.participant.id;
-  await Promise.all([parts.store.deletePublisher(hub.roomId, own, type), parts.store.deleteSessionState(hub.roomId, own, type)]);
+  const deleted = await Promise.all([parts.store.deletePublisher(hub.roomId, own, type), parts.store.deleteSessionState(hub.roomId, own, type)]);
+  if (!deleted.includes(true)) return;
   await hub.publish({ namespace: NAMESPACE, payload: { message: STREAM_ENDED, source: own, media_session_type: type }, audience: { to: 'room' } });
   await publishUpdate(parts, session, hub);
 }
