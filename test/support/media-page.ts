@@ -26,7 +26,8 @@ export interface MediaSnapshot {
   /** Every server frame's raw text, in order. */
   frames: string[];
   /** `<source>:<type>` of each subscription with its inbound RTP: bytes and decoded frames per kind. */
-  inbound: Record<string, { audioBytes: number; videoBytes: number; framesDecoded: number }>;
+  /** `frameWidth`: of the video being decoded now (the simulcast layer Janus forwards). */
+  inbound: Record<string, { audioBytes: number; videoBytes: number; framesDecoded: number; frameWidth: number }>;
   /** Publishers by type: whether Janus said it receives. */
   published: Record<string, boolean>;
   muted: boolean;
@@ -200,16 +201,17 @@ export function installMediaClient(): void {
 
   global.conveneSnapshot = async (name: string) => {
     const client = clients[name];
-    const inbound: Record<string, { audioBytes: number; videoBytes: number; framesDecoded: number }> = {};
+    const inbound: Record<string, { audioBytes: number; videoBytes: number; framesDecoded: number; frameWidth: number }> = {};
     for (const [key, subscriber] of Object.entries<any>(client.subscribers)) {
       if (!subscriber.pc) continue;
-      const totals = { audioBytes: 0, videoBytes: 0, framesDecoded: 0 };
+      const totals = { audioBytes: 0, videoBytes: 0, framesDecoded: 0, frameWidth: 0 };
       (await subscriber.pc.getStats()).forEach((report: any) => {
         if (report.type !== 'inbound-rtp') return;
         if (report.kind === 'audio') totals.audioBytes += report.bytesReceived ?? 0;
         if (report.kind === 'video') {
           totals.videoBytes += report.bytesReceived ?? 0;
           totals.framesDecoded += report.framesDecoded ?? 0;
+          totals.frameWidth = Math.max(totals.frameWidth, report.frameWidth ?? 0);
         }
       });
       inbound[key] = totals;
