@@ -15,7 +15,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
 import { eventually, joinPage, receiving, sendMedia, until, type Participant } from '../support/media-call.js';
-import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
+import { framesOf, ignoreForceMute, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
 import { checkServerFrame, startTicket, type Starter } from '../support/signaling-client.js';
 import { redisUrl } from '../support/signaling.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
@@ -145,6 +145,42 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     expect(first).toBe('permission_denied');
     // the page's candidates for the refused offer, sent before the refusal arrived, name no stream of it
     expect(rest.filter((error) => error !== 'invalid_candidate' && error !== 'invalid_end_of_candidates')).toEqual([]);
+    await Promise.all([alice, bob].map(leave));
+  }, 120_000);
+
+  it('switches a microphone off on Janus under force mute whatever its client does, and lets it on again after', async () => {
+    const owner = await app.login('owner');
+    const { roomId, guest } = await roomWithGuest(app, owner);
+    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
+    const bob = await join(app, 'bob', guest);
+    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+    const stream = `${bobId}:video`;
+    await ignoreForceMute(bob.page, 'bob');
+    await publishFrom(bob.page, 'bob', 'video');
+    await receiving(alice, stream);
+    const audioStops = () =>
+      eventually(async () => {
+        const before = (await snapshotOf(alice.page, 'alice')).inbound[stream]!.audioBytes;
+        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        expect((await snapshotOf(alice.page, 'alice')).inbound[stream]!.audioBytes).toBe(before);
+      });
+
+    await sendMedia(alice, { action: 'moderator_enable_force_mute', allow_list: [aliceId] });
+    await until(bob, (snapshot) => framesOf(snapshot, 'media', 'force_mute_enabled').length > 0);
+    // bob's page keeps its microphone on and says nothing: Convene switched it off on Janus, and the others see it off
+    await audioStops();
+    await until(alice, (snapshot) =>
+      framesOf(snapshot, 'control', 'update').some((frame) => frame.payload.id === bobId && frame.payload.media?.video?.audio === false),
+    );
+    await sendMedia(bob, { action: 'update_media_session', media_session_type: 'video', media_session_state: { audio: true, video: true } });
+    await until(bob, (snapshot) => framesOf(snapshot, 'media', 'error').some((frame) => frame.payload.error === 'permission_denied'));
+    await audioStops();
+
+    await sendMedia(alice, { action: 'moderator_disable_force_mute' });
+    await until(bob, (snapshot) => framesOf(snapshot, 'media', 'force_mute_disabled').length > 0);
+    await sendMedia(bob, { action: 'update_media_session', media_session_type: 'video', media_session_state: { audio: true, video: true } });
+    await receiving(alice, stream);
     await Promise.all([alice, bob].map(leave));
   }, 120_000);
 

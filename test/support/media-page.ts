@@ -128,7 +128,7 @@ export function installMediaClient(): void {
       }
       case 'request_mute':
       case 'force_mute_enabled':
-        if (payload.message === 'force_mute_enabled' && payload.allow_list.includes(client.id)) return;
+        if (payload.message === 'force_mute_enabled' && (payload.allow_list.includes(client.id) || client.ignoresForceMute)) return;
         client.muted = true;
         return client.sendMedia({
           action: 'update_media_session',
@@ -220,6 +220,12 @@ export function installMediaClient(): void {
     return { id: client.id, frames: client.frames, inbound, published, muted: client.muted, closed: client.closed };
   };
 }
+
+/** Makes `name`'s page a client that does not mute itself on `force_mute_enabled` (Convene must then). */
+export const ignoreForceMute = (page: Page, name: string) =>
+  page.evaluate((n) => {
+    (globalThis as any).convene[n].ignoresForceMute = true;
+  }, name);
 
 /** Opens `name`'s socket in the page and joins; the page must have run installMediaClient. */
 export async function openParticipant(page: Page, name: string, url: string, protocols: string[], displayName: string): Promise<void> {
