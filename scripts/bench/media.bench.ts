@@ -6,18 +6,22 @@
 //    20 ms in the page, the page's clock), with its parts: join → `subscribe` sent (join_success),
 //    `subscribe` → `sdp_offer`, `sdp_offer` → first frame (ICE, DTLS, a key frame); and `publish` →
 //    `sdp_answer` on both pages. BENCH_MEDIA_RUNS runs (10) after one warm-up; median and p90.
-// 2. Convene's CPU per media signaling frame: while N participants publish and subscribe to each
-//    other (from the first `publish` until every subscription decodes), the Convene process's CPU
-//    time (/proc) over the frames of the `media` namespace its sockets carried (commands in and
-//    events out, counted in the pages); beside it, the bare `ws` server of the signaling benchmark
-//    (bare-ws-server.ts) relaying frames one round trip at a time: its CPU per frame in and out.
+// 2. Convene's CPU per media signaling frame: while the N participants of each step of part 3
+//    publish and subscribe to each other (from the first `publish` until every subscription
+//    decodes), the Convene process's CPU time (process.cpuUsage over IPC: /proc's 10 ms ticks are too
+//    coarse for these phases) over the frames of the `media` namespace its sockets carried (commands
+//    in and events out, counted in the pages), every step pooled; beside it, the bare `ws` server of
+//    the signaling benchmark (bare-ws-server.ts) relaying a frame to 2 clients, one round trip at a
+//    time: its CPU per frame in or out (/proc, over 5,000 round trips).
 // 3. N publishers × N subscribers, N = 2, 4, 6 …: each participant publishes its camera and
-//    microphone (three simulcast layers) and subscribes to everyone else's. Over a STEADY_S window:
+//    microphone (three simulcast layers) and subscribes to everyone else's. Over a STEADY_MS window:
 //    the decoded frames per second of each subscription (median and lowest), and the CPU of Janus,
 //    of Chromium (all its processes) and of Convene, from /proc over the same window, with the whole
-//    machine's busy time (/proc/stat: other work on this machine included). It stops at the first N
-//    whose subscriptions do not all decode within NEGOTIATION_TIMEOUT_MS, whose median frame rate
-//    falls below half of N=2's, or when the time budget (BENCH_MEDIA_BUDGET_S, 300) is spent.
+//    machine's busy time (/proc/stat: other work on this machine included). An N is not carried
+//    when its subscriptions do not all decode within NEGOTIATION_TIMEOUT_MS or their median frame
+//    rate is under MIN_FPS (half the fake camera's 20); from that N the sweep goes on at a lower
+//    camera size (LOW_VIDEO) until it fails again, or the time budget (BENCH_MEDIA_BUDGET_S, 300) is
+//    spent.
 //
 // Every process runs on this machine: Janus in a network namespace of its own (test/support/janus.ts),
 // Convene in a process of its own (media-server.ts), one Chromium with a browser context per
@@ -27,7 +31,7 @@
 //
 // Needs root (network namespaces), /usr/bin/janus and /usr/bin/chromium; without them it prints why
 // and one skipped row. Prints its figures and one `BENCH_ROW` line per result for `npm run bench`.
-// Run: npm run bench:media. Options (environment): BENCH_MEDIA_RUNS=10, BENCH_MEDIA_SIZES=2,4,6,8,10,12,
+// Run: npm run bench:media. Options (environment): BENCH_MEDIA_RUNS=10, BENCH_MEDIA_SIZES=2,4,6,8,10,12,14,16,
 // BENCH_MEDIA_VIDEO=640x480 (the fake camera's size in part 3), BENCH_MEDIA_LOW_VIDEO=320x240 (the size
 // part 3 goes on with from the N the first did not carry), BENCH_MEDIA_BUDGET_S=300 (no new N after
 // it), BENCH_CPU_PROF=<dir> (Convene writes a CPU profile there).
@@ -47,7 +51,7 @@ import { cpuSecondsBetween, descendantsOf, loadAverage, sample } from './proc-cp
 import type { ServerReady } from './signaling-server.js';
 
 const RUNS = Number(process.env.BENCH_MEDIA_RUNS ?? 10);
-const SIZES = (process.env.BENCH_MEDIA_SIZES ?? '2,4,6,8,10,12').split(',').map(Number);
+const SIZES = (process.env.BENCH_MEDIA_SIZES ?? '2,4,6,8,10,12,14,16').split(',').map(Number);
 const videoOf = (text: string) => {
   const [width, height] = text.split('x').map(Number);
   return { width: width!, height: height! };
@@ -278,15 +282,13 @@ async function joinToFirstFrame(bench: Bench): Promise<BenchRow[]> {
   for (const [label, values] of figures)
     console.log(`  ${label}: median ${ms(percentile(values, 50))}, p90 ${ms(percentile(values, 90))} (${values.length} values)`);
   console.log(`  (load average at the end ${loadAverage()}, ${elapsed()})`);
-  return figures
-    .filter(([label]) => !label.startsWith(' '))
-    .map(([label, values]) =>
-      row({
-        operation: label,
-        p50_ms: percentile(values, 50),
-        note: `p90 ${ms(percentile(values, 90))} of ${values.length}; the page's clock, getStats polled every 20 ms`,
-      }),
-    );
+  return figures.map(([label, values]) =>
+    row({
+      operation: label.trim(),
+      p50_ms: percentile(values, 50),
+      note: `p90 ${ms(percentile(values, 90))} of ${values.length}; the page's clock, getStats polled every 20 ms`,
+    }),
+  );
 }
 
 // ---------------------------------------------------------------- 2. the bare baseline
