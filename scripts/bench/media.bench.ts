@@ -37,6 +37,7 @@
 // it), BENCH_CPU_PROF=<dir> (Convene writes a CPU profile there).
 import { fork, type ChildProcess } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
 import WebSocket from 'ws';
@@ -131,11 +132,12 @@ function processGroups(convenePid: number): { convene: number[]; janus: number[]
   return { convene, janus, chromium };
 }
 
-/** The whole machine's busy and total time so far (/proc/stat's first line, in ticks). */
-function machineTicks(): { busy: number; total: number } {
-  const fields = readFileSync('/proc/stat', 'utf8').split('\n')[0]!.split(/\s+/).slice(1).map(Number);
+/** The whole machine's busy and total time so far (/proc/stat's first line, in ticks), and its number of cores. */
+function machineTicks(): { busy: number; total: number; cores: number } {
+  const lines = readFileSync('/proc/stat', 'utf8').split('\n');
+  const fields = lines[0]!.split(/\s+/).slice(1).map(Number);
   const total = fields.slice(0, 8).reduce((sum, value) => sum + value, 0);
-  return { busy: total - fields[3]! - fields[4]!, total };
+  return { busy: total - fields[3]! - fields[4]!, total, cores: lines.filter((line) => /^cpu\d/.test(line)).length };
 }
 
 // ---------------------------------------------------------------- participants
@@ -418,7 +420,7 @@ async function step(bench: Bench, n: number, video: { width: number; height: num
         chromium: percentOf(groups.chromium),
         convene: percentOf(groups.convene),
         // /proc/stat counts every core's ticks: busy share of the machine, as a percentage of one core
-        machine: machine > 0 ? ((machineAfter.busy - machineBefore.busy) / machine) * 100 * 2 : NaN,
+        machine: machine > 0 ? ((machineAfter.busy - machineBefore.busy) / machine) * 100 * machineAfter.cores : NaN,
       },
     };
   } finally {
@@ -488,7 +490,7 @@ async function sweep(bench: Bench, ns: number[], video: Video, bareUs: number): 
 async function sizes(bench: Bench, bareUs: number): Promise<BenchRow[]> {
   console.log(
     `\n2./3. N publishers × N subscribers (three simulcast layers each), ${STEADY_MS / 1000} s windows; CPU in % of one core ` +
-      `(the machine has 2: 200%); stops under ${MIN_FPS} decoded fps (the fake camera sends 20) or when a call does not connect (load average ${loadAverage()})`,
+      `(the machine has ${availableParallelism()}: ${availableParallelism() * 100}%); stops under ${MIN_FPS} decoded fps (the fake camera sends 20) or when a call does not connect (load average ${loadAverage()})`,
   );
   const first = await sweep(bench, SIZES, VIDEO, bareUs);
   const sweeps = [first];
