@@ -331,6 +331,14 @@ interface StepResult {
   mediaFrames: number;
   otherFrames: number;
   conveneNegotiationCpuUs: number;
+  /**
+   * What Convene spends with the calls running and hardly a frame (its steady-window rate), over the
+   * negotiation's duration: part of conveneNegotiationCpuUs that the frames did not cause, which
+   * weighs when a negotiation takes tens of seconds on a loaded machine.
+   */
+  conveneBackgroundUs: number;
+  /** Media frames in the steady window (its background's frames). */
+  steadyMediaFrames: number;
   fpsMedian: number;
   fpsLowest: number;
   /** Subscriptions that decoded under 1 fps in the window, with their video kbit/s (0: Janus sent them nothing). */
@@ -388,10 +396,12 @@ async function step(bench: Bench, n: number, video: { width: number; height: num
     await sleep(SETTLE_MS);
     const groups = processGroups(convenePid);
     const all = [...groups.convene, ...groups.janus, ...groups.chromium];
+    const steadyFramesBefore = await framesOfAll(participants);
     const [decodedBefore, cpuBefore, machineBefore, windowStart] = [await decodedOfAll(participants), sample(all), machineTicks(), performance.now()];
     await sleep(STEADY_MS);
     const [decodedAfter, cpuAfter, machineAfter] = [await decodedOfAll(participants), sample(all), machineTicks()];
     const seconds = (performance.now() - windowStart) / 1000;
+    const steadyFramesAfter = await framesOfAll(participants);
     const rates = [...decodedAfter].map(([key, after]) => {
       const before = decodedBefore.get(key) ?? { frames: 0, bytes: 0 };
       return { key, fps: (after.frames - before.frames) / seconds, kbps: ((after.bytes - before.bytes) * 8) / 1000 / seconds };
@@ -402,12 +412,15 @@ async function step(bench: Bench, n: number, video: { width: number; height: num
       return (cpuSecondsBetween(pick(cpuBefore), pick(cpuAfter)) / seconds) * 100;
     };
     const machine = machineAfter.total - machineBefore.total;
+    const conveneRate = percentOf(groups.convene) / 100;
     return {
       n,
       negotiationMs,
       mediaFrames: framesAfter.media - framesBefore.media,
       otherFrames: framesAfter.other - framesBefore.other,
       conveneNegotiationCpuUs,
+      conveneBackgroundUs: conveneRate * negotiationMs * 1000,
+      steadyMediaFrames: steadyFramesAfter.media - steadyFramesBefore.media,
       fpsMedian: percentile(fps, 50),
       fpsLowest: Math.min(...fps),
       stalled: rates.filter((rate) => rate.fps < 1).map((rate) => `${rate.key} (${rate.kbps.toFixed(0)} kbit/s)`),
@@ -418,7 +431,7 @@ async function step(bench: Bench, n: number, video: { width: number; height: num
       cpu: {
         janus: percentOf(groups.janus),
         chromium: percentOf(groups.chromium),
-        convene: percentOf(groups.convene),
+        convene: conveneRate * 100,
         // /proc/stat counts every core's ticks: busy share of the machine, as a percentage of one core
         machine: machine > 0 ? ((machineAfter.busy - machineBefore.busy) / machine) * 100 * machineAfter.cores : NaN,
       },
@@ -431,19 +444,31 @@ async function step(bench: Bench, n: number, video: { width: number; height: num
 type Video = { width: number; height: number };
 const sizeOf = (video: Video) => `${video.width}x${video.height}`;
 
+interface Negotiation {
+  cpuUs: number;
+  backgroundUs: number;
+  mediaFrames: number;
+}
+const noNegotiation: Negotiation = { cpuUs: 0, backgroundUs: 0, mediaFrames: 0 };
+const addNegotiation = (a: Negotiation, b: Negotiation): Negotiation => ({
+  cpuUs: a.cpuUs + b.cpuUs,
+  backgroundUs: a.backgroundUs + b.backgroundUs,
+  mediaFrames: a.mediaFrames + b.mediaFrames,
+});
+
 /** Where a sweep stopped, and the N it could not carry (undefined: it ran out of sizes or time). */
 interface Sweep {
   rows: BenchRow[];
   limit: string;
   failedAt?: number;
-  /** Convene's CPU and the media frames over every step's negotiation, pooled. */
-  negotiation: { cpuUs: number; mediaFrames: number };
+  /** Convene's CPU (and its background part) and the media frames over every step's negotiation, pooled. */
+  negotiation: Negotiation;
 }
 
 /** N × N calls for each size of `ns` in turn at the camera size `video`, until one is not carried. */
 async function sweep(bench: Bench, ns: number[], video: Video, bareUs: number): Promise<Sweep> {
   console.log(`\n  fake camera ${sizeOf(video)}:`);
-  const result: Sweep = { rows: [], limit: `the sizes given (${ns.join(', ')}) all carried`, negotiation: { cpuUs: 0, mediaFrames: 0 } };
+  const result: Sweep = { rows: [], limit: `the sizes given (${ns.join(', ')}) all carried`, negotiation: noNegotiation };
   for (const n of ns) {
     if (Date.now() - began > BUDGET_MS) return { ...result, limit: `the time budget (${BUDGET_MS / 1000} s) was spent before N=${n}` };
     const loadBefore = loadAverage();
@@ -458,8 +483,11 @@ async function sweep(bench: Bench, ns: number[], video: Video, bareUs: number): 
       return { ...result, limit: `N=${n} at ${sizeOf(video)}: not every subscription decoded within ${NEGOTIATION_TIMEOUT_MS / 1000} s`, failedAt: n };
     }
     const { cpu } = outcome;
-    result.negotiation.cpuUs += outcome.conveneNegotiationCpuUs;
-    result.negotiation.mediaFrames += outcome.mediaFrames;
+    result.negotiation = addNegotiation(result.negotiation, {
+      cpuUs: outcome.conveneNegotiationCpuUs,
+      backgroundUs: outcome.conveneBackgroundUs,
+      mediaFrames: outcome.mediaFrames,
+    });
     const perFrameUs = outcome.conveneNegotiationCpuUs / outcome.mediaFrames;
     const cpuText = `Janus ${cpu.janus.toFixed(0)}%, Chromium ${cpu.chromium.toFixed(0)}%, Convene ${cpu.convene.toFixed(1)}%, machine busy ${cpu.machine.toFixed(0)}%`;
     const stalled = outcome.stalled.length > 0 ? `; under 1 fps: ${outcome.stalled.join(', ')}` : '';
@@ -467,7 +495,9 @@ async function sweep(bench: Bench, ns: number[], video: Video, bareUs: number): 
       `  N=${n}: ${n * (n - 1)} subscriptions decoding ${outcome.negotiationMs} ms after the publishes; decoded fps per subscription median ` +
         `${outcome.fpsMedian.toFixed(1)}, lowest ${outcome.fpsLowest.toFixed(1)} (median ${outcome.videoKbps.toFixed(0)} kbit/s of video)${stalled}; CPU ${cpuText}; ` +
         `negotiation: ${outcome.mediaFrames} media frames (+${outcome.otherFrames} others), Convene ${(outcome.conveneNegotiationCpuUs / 1000).toFixed(0)} ms CPU = ` +
-        `${perFrameUs.toFixed(0)} µs per media frame (${(perFrameUs / bareUs).toFixed(1)}× bare ws's); ${loads}, ${elapsed()}`,
+        `${perFrameUs.toFixed(0)} µs per media frame (${(perFrameUs / bareUs).toFixed(1)}× bare ws's), ` +
+        `${((outcome.conveneNegotiationCpuUs - outcome.conveneBackgroundUs) / outcome.mediaFrames).toFixed(0)} µs net of its background ` +
+        `(${outcome.steadyMediaFrames} media frames in the steady window); ${loads}, ${elapsed()}`,
     );
     result.rows.push(
       row({
@@ -498,21 +528,22 @@ async function sizes(bench: Bench, bareUs: number): Promise<BenchRow[]> {
     sweeps.push(await sweep(bench, SIZES.slice(SIZES.indexOf(first.failedAt)), LOW_VIDEO, bareUs));
   }
   for (const { limit } of sweeps) console.log(`  stopped: ${limit}`);
-  const pooled = sweeps.reduce((sum, { negotiation }) => ({ cpuUs: sum.cpuUs + negotiation.cpuUs, mediaFrames: sum.mediaFrames + negotiation.mediaFrames }), {
-    cpuUs: 0,
-    mediaFrames: 0,
-  });
+  const pooled = sweeps.map(({ negotiation }) => negotiation).reduce(addNegotiation, noNegotiation);
   const perFrameUs = pooled.cpuUs / pooled.mediaFrames;
+  const netUs = (pooled.cpuUs - pooled.backgroundUs) / pooled.mediaFrames;
   console.log(
     `  Convene CPU per media signaling frame, every step's negotiation pooled: ${perFrameUs.toFixed(0)} µs ` +
-      `(${(pooled.cpuUs / 1000).toFixed(0)} ms over ${pooled.mediaFrames} frames), ${(perFrameUs / bareUs).toFixed(1)}× the bare ws relay's ${bareUs.toFixed(1)} µs (load average ${loadAverage()})`,
+      `(${(pooled.cpuUs / 1000).toFixed(0)} ms over ${pooled.mediaFrames} frames), ${(perFrameUs / bareUs).toFixed(1)}× the bare ws relay's ${bareUs.toFixed(1)} µs; ` +
+      `net of Convene's background over the negotiations (${(pooled.backgroundUs / 1000).toFixed(0)} ms): ${netUs.toFixed(0)} µs, ${(netUs / bareUs).toFixed(1)}× (load average ${loadAverage()})`,
   );
   return [
     row({
       operation: 'Convene CPU per media signaling frame (µs)',
       baseline: 'bare ws relay, CPU per frame (µs)',
       ratio: perFrameUs / bareUs,
-      note: `${perFrameUs.toFixed(0)} µs: ${(pooled.cpuUs / 1000).toFixed(0)} ms over ${pooled.mediaFrames} media frames in and out while the N × N calls negotiated (with Convene's Janus traffic for them)`,
+      note:
+        `${perFrameUs.toFixed(0)} µs: ${(pooled.cpuUs / 1000).toFixed(0)} ms over ${pooled.mediaFrames} media frames in and out while the N × N calls negotiated ` +
+        `(with Convene's Janus traffic for them); net of its background (its rate with the calls running) ${netUs.toFixed(0)} µs, ${(netUs / bareUs).toFixed(1)}×`,
     }),
     ...sweeps.flatMap(({ rows }) => rows),
     ...sweeps.map(({ limit }) => row({ operation: 'N × N: where it stopped', note: limit })),
