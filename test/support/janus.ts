@@ -65,6 +65,11 @@ export interface JanusPublisher {
 export interface JanusOptions {
   /** Janus's `session_timeout`: a session without a request for this long is dropped. Default 60. */
   sessionTimeoutS?: number;
+  /**
+   * Janus's `rtp_port_range`, `<first>-<last>`: each PeerConnection (bundled) takes one port, so the
+   * range bounds the streams Janus carries at once. Default 20000-20100.
+   */
+  rtpPortRange?: string;
 }
 
 const JANUS = '/usr/bin/janus';
@@ -161,7 +166,7 @@ function createNamespace(ns: string, rootVeth: string, nsVeth: string, rootAddre
   ip('-n', ns, 'link', 'set', nsVeth, 'up');
 }
 
-function writeConfig(dir: string, address: string, nsVeth: string, sessionTimeoutS: number): void {
+function writeConfig(dir: string, address: string, nsVeth: string, sessionTimeoutS: number, rtpPortRange: string): void {
   const disabled = (names: string[]) => names.map((name) => `libjanus_${name}.so`).join(',');
   writeFileSync(
     join(dir, 'janus.jcfg'),
@@ -177,7 +182,7 @@ function writeConfig(dir: string, address: string, nsVeth: string, sessionTimeou
   # without a default route Janus finds no address of its own and would write 127.0.0.1 in its SDP
   interface = "${address}"
 }
-media: { rtp_port_range = "20000-20100" }
+media: { rtp_port_range = "${rtpPortRange}" }
 nat: { nice_debug = false  ice_enforce_list = "${nsVeth}" }
 plugins: { disable = "${disabled(['audiobridge', 'duktape', 'echotest', 'lua', 'nosip', 'recordplay', 'sip', 'streaming', 'textroom', 'videocall', 'voicemail'])}" }
 transports: { disable = "${disabled(['http', 'mqtt', 'nanomsg', 'pfunix', 'rabbitmq'])}" }
@@ -261,7 +266,7 @@ export async function startJanus(options: JanusOptions = {}): Promise<TestJanus>
   try {
     [rootAddress, address] = freeSubnet();
     createNamespace(ns, rootVeth, nsVeth, rootAddress, address);
-    writeConfig(dir, address, nsVeth, options.sessionTimeoutS ?? 60);
+    writeConfig(dir, address, nsVeth, options.sessionTimeoutS ?? 60, options.rtpPortRange ?? '20000-20100');
   } catch (error) {
     process.off('exit', removeAll);
     removeAll();
