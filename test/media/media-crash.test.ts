@@ -30,7 +30,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, childEnv, freshServerDatabase, killChildren, loginTo, startChild, type ChildServer } from '../support/child-server.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
-import { eventually, idOf, joinPage, receiving, until, videoroom, type Participant } from '../support/media-call.js';
+import { eventually, idOf, joinPage, receiving, UNCAPPED, until, videoroom, type Participant } from '../support/media-call.js';
 import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf } from '../support/media-page.js';
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
 
@@ -69,6 +69,11 @@ crash_sweep_interval_ms = ${SWEEP_MS}
 [media]
 janus_urls = ["${janus.url}"]
 keepalive_interval_ms = 1000
+
+[signaling_caps]
+${Object.entries(UNCAPPED)
+  .map(([key, value]) => `${key} = ${value}`)
+  .join('\n')}
 `;
 
   function start(): Promise<ChildServer> {

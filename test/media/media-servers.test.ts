@@ -21,7 +21,7 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
 import { startLoggedApp } from '../support/logged-app.js';
-import { eventually, idOf, joinPage, receiving, until, type Participant } from '../support/media-call.js';
+import { eventually, idOf, joinPage, receiving, UNCAPPED, until, type Participant } from '../support/media-call.js';
 import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom } from '../support/media-page.js';
 import { startTicket, type Starter } from '../support/signaling-client.js';
 import { redisUrl } from '../support/signaling.js';
@@ -69,7 +69,7 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
   const mediaStatus = async (app: TestApp) => JSON.parse((await app.request('GET', '/ready')).text_).media as string;
 
   it('spreads rooms over the servers, keeps a room on its server, and moves it when its server is lost', async () => {
-    const app = await startTestApp({ media: { janus_urls: [janusA.url, janusB.url] }, ...shared });
+    const app = await startTestApp({ media: { janus_urls: [janusA.url, janusB.url] }, signaling_caps: UNCAPPED, ...shared });
     try {
       const first = await room(app);
       const alice = await join(app, 'alice', first.owner);
@@ -124,7 +124,7 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
     const late = await startJanus();
     try {
       await late.stop();
-      const app = await startLoggedApp({ media: { janus_urls: [late.url] }, ...shared });
+      const app = await startLoggedApp({ media: { janus_urls: [late.url] }, signaling_caps: UNCAPPED, ...shared });
       try {
         expect(app.log()).toContain('media: no Janus server answers; audio and video are off until one does');
         expect(await mediaStatus(app)).toBe('down');
