@@ -33,6 +33,7 @@
 // events operation is among them; BENCH_CPU_PROF=<dir> writes a CPU profile of the server per
 // operation there, profiler.ts; BENCH_EVENTS=<n> gives the bench user n events, events-data.ts;
 // BENCH_WALKS=<n> walks the year n times).
+import { cpuSecondsBetween, processesNamed, sample, type CpuSample } from './proc-cpu.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -174,12 +175,16 @@ interface Subject {
 class Series {
   private seconds = 0;
   private cpu: number | undefined = 0;
+  /** CPU seconds of the machine's PostgreSQL and Redis servers over the runs (the bench's load alone on a quiet machine). */
+  private backing = { postgres: 0, redis: 0 };
   private requests = 0;
   readonly latencies: number[] = [];
   errors = 0;
   private loopDelay: { p99: number; max: number } | undefined;
 
-  add(result: LoadResult, cpuSeconds: number | undefined): void {
+  add(result: LoadResult, cpuSeconds: number | undefined, backing: BackingCpu = { postgres: 0, redis: 0 }): void {
+    this.backing.postgres += backing.postgres;
+    this.backing.redis += backing.redis;
     this.seconds += result.seconds;
     this.requests += result.answers + result.errors;
     for (const latency of result.latencies) this.latencies.push(latency); // a spread of 100,000 arguments overflows the stack
@@ -210,10 +215,17 @@ class Series {
     return this.loopDelay ? `; event loop delay p99 ${this.loopDelay.p99.toFixed(1)} ms, max ${this.loopDelay.max.toFixed(1)} ms` : '';
   }
 
-  /** The server's CPU per request, the event loop's delay, and the timeouts, for the row's note. */
+  /** The PostgreSQL and Redis servers' CPU per request, µs (0 where the run used neither). */
+  get backingMicros(): BackingCpu {
+    return { postgres: (this.backing.postgres * 1e6) / this.requests, redis: (this.backing.redis * 1e6) / this.requests };
+  }
+
+  /** The server's CPU per request, its backing servers', the event loop's delay, and the timeouts, for the row's note. */
   note(): string {
     const cpu = this.cpuMicros === undefined ? '' : `; server CPU ${this.cpuMicros.toFixed(0)} µs/request`;
-    return `${cpu}${this.loopNote()}${this.errors > 0 ? `; ${this.errors} timeouts or errors` : ''}`;
+    const { postgres, redis } = this.backingMicros;
+    const backing = postgres + redis > 0.5 ? `; PostgreSQL ${postgres.toFixed(0)} µs, Redis ${redis.toFixed(0)} µs/request` : '';
+    return `${cpu}${backing}${this.loopNote()}${this.errors > 0 ? `; ${this.errors} timeouts or errors` : ''}`;
   }
 }
 
@@ -237,13 +249,30 @@ function load(target: Target, seconds: number): Promise<LoadResult> {
  * the row reports them.
  */
 async function runOn(subject: Subject, seconds: number, ...series: Series[]): Promise<void> {
+  const backingBefore = backingSample();
   const before = cpuSeconds(subject.server.pid!);
   const result = await load(subject.target, seconds);
   const after = cpuSeconds(subject.server.pid!);
+  const backing = backingSince(backingBefore);
   if (result.non2xx > 0 || result.latencies.length === 0) {
     throw new Error(`${subject.label}: not every answer was a success (${result.non2xx} answers ${result.firstBadStatus ?? ''}, ${result.errors} errors)`);
   }
-  for (const one of series) one.add(result, before === undefined || after === undefined ? undefined : after - before);
+  for (const one of series) one.add(result, before === undefined || after === undefined ? undefined : after - before, backing);
+}
+
+/** CPU seconds of the machine's PostgreSQL server processes and Redis server, for the "scale on paper" in RESULTS.md. */
+interface BackingCpu {
+  postgres: number;
+  redis: number;
+}
+
+function backingSample(): { postgres: CpuSample; redis: CpuSample } {
+  return { postgres: sample(processesNamed('postgres')), redis: sample(processesNamed('redis-server')) };
+}
+
+function backingSince(before: { postgres: CpuSample; redis: CpuSample }): BackingCpu {
+  const now = backingSample();
+  return { postgres: cpuSecondsBetween(before.postgres, now.postgres), redis: cpuSecondsBetween(before.redis, now.redis) };
 }
 
 function describe(label: string, series: Series): string {

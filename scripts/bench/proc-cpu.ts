@@ -35,6 +35,13 @@ function allStats(): Stat[] {
     .filter((stat): stat is Stat => stat !== undefined);
 }
 
+/** The pids of every process whose command is `comm` (e.g. `postgres`, `redis-server`), now. */
+export function processesNamed(comm: string): number[] {
+  return allStats()
+    .filter((stat) => stat.comm === comm)
+    .map((stat) => stat.pid);
+}
+
 /** Every process below `root` (not `root` itself), now. */
 export function descendantsOf(root: number): Stat[] {
   const stats = allStats();

@@ -6,6 +6,7 @@
 //
 // A timer run: one client sends `timer` `start`, and the run's time is from that send until the
 // last client has `started`; then `stop`, and the run ends when everyone has `stopped`.
+import { cpuSecondsBetween, processesNamed, sample, type CpuSample } from './proc-cpu.js';
 import { fork, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -47,7 +48,8 @@ export interface Room {
    * CPU seconds the filling took the server processes (of which in the kernel: `serversSystem`;
    * after every socket was open, in the joins: `serversJoins`), and the clients' (this process).
    */
-  fillCpu: { servers: number; serversSystem: number; serversJoins?: number; clients: number };
+  /** `postgres`, `redis`: the machine's PostgreSQL and Redis servers over the fill (Convene's rooms only). */
+  fillCpu: { servers: number; serversSystem: number; serversJoins?: number; clients: number; postgres?: number; redis?: number };
   /** The server memory (heap + external, after full collections) per participant beyond the first; when asked for. */
   bytesPerParticipant?: number;
   /** The server processes' resident memory, summed, with everyone in. */
@@ -362,7 +364,9 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
     }
     const empty = await usageOf(servers);
     const [framesBefore, clientCpu] = [clients.frames, cpuSeconds()];
+    const backingBefore = backingSample();
     const fillSeconds = await guests(1, participants);
+    const backing = backingSince(backingBefore);
     const fillFrames = clients.frames - framesBefore;
     const fillClientCpu = cpuSeconds() - clientCpu;
     const filled = await usageOf(servers);
@@ -378,6 +382,7 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
         serversSystem: filled.system - empty.system,
         serversJoins: filled.cpu - connectedCpu,
         clients: fillClientCpu,
+        ...backing,
       },
       ...(options.memory ? { bytesPerParticipant: (full.retained - empty.retained) / (participants - 1) } : {}),
       rssFull: full.rss,
@@ -394,4 +399,14 @@ export async function conveneRoom(participants: number, instances: 1 | 2, option
     // the second instance first: the first owns the database and the issuer
     for (const server of [...servers].reverse()) await stopServer(server);
   }
+}
+
+/** The machine's PostgreSQL and Redis server processes, sampled for their CPU (the "scale on paper" of RESULTS.md). */
+function backingSample(): { postgres: CpuSample; redis: CpuSample } {
+  return { postgres: sample(processesNamed('postgres')), redis: sample(processesNamed('redis-server')) };
+}
+
+function backingSince(before: { postgres: CpuSample; redis: CpuSample }): { postgres: number; redis: number } {
+  const now = backingSample();
+  return { postgres: cpuSecondsBetween(before.postgres, now.postgres), redis: cpuSecondsBetween(before.redis, now.redis) };
 }

@@ -85,9 +85,10 @@ async function alternate(room: Room, bare: Room, bareTimes: number[]): Promise<n
 
 function describeFill(room: Room): void {
   const frames = room.fillFrames > 0 ? `, ${count(room.fillFrames)} frames received meanwhile` : '';
-  const { servers, serversSystem, serversJoins, clients } = room.fillCpu;
+  const { servers, serversSystem, serversJoins, clients, postgres, redis } = room.fillCpu;
   const joins = serversJoins === undefined ? '' : `, the joins ${serversJoins.toFixed(1)} s`;
-  const cpu = `CPU: servers ${servers.toFixed(1)} s (system ${serversSystem.toFixed(1)} s${joins}), clients ${clients.toFixed(1)} s`;
+  const backing = postgres === undefined || redis === undefined ? '' : `, PostgreSQL ${postgres.toFixed(2)} s, Redis ${redis.toFixed(2)} s`;
+  const cpu = `CPU: servers ${servers.toFixed(1)} s (system ${serversSystem.toFixed(1)} s${joins}), clients ${clients.toFixed(1)} s${backing}`;
   console.log(
     `  ${count(room.participants)} ${room.label === 'bare ws broadcast' ? 'connected' : 'joined'} in ${room.fillSeconds.toFixed(1)} s (${cpu}${frames}); ` +
       `RSS ${(room.rssFull / 1048576).toFixed(0)} MiB`,
