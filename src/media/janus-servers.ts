@@ -12,7 +12,7 @@ import type { MediaHandle, MediaHandleEvent, MediaServers, MediaStatus } from '.
 interface Server {
   readonly url: string;
   readonly connection: JanusConnection;
-  /** Handles attached through this instance and not yet detached or lost. */
+  /** Handles attached through this instance and not yet detached or lost (a lost server's handles each hear `lost`). */
   handles: number;
 }
 
@@ -33,14 +33,6 @@ export async function startJanusServers(config: Config['media'], logger: Logger)
       },
     ]),
   );
-  const changeListeners: Array<(server: string, status: 'up' | 'down') => void> = [];
-  for (const server of servers.values()) {
-    server.connection.listen((event) => {
-      if (event.type === 'down') server.handles = 0; // its handles are lost with the session
-      if (event.type === 'up') log.info({ server: server.url }, 'media: a Janus server is up');
-      for (const listener of changeListeners) listener(server.url, event.type);
-    });
-  }
   await Promise.all([...servers.values()].map((server) => server.connection.connect().catch(() => undefined)));
   const up = [...servers.values()].filter((server) => server.connection.state === 'up').map((server) => server.url);
   if (up.length === 0) {
@@ -48,10 +40,10 @@ export async function startJanusServers(config: Config['media'], logger: Logger)
   } else {
     log.info({ up, servers: config.janus_urls }, 'media: Janus servers up');
   }
-  return janusServers(servers, changeListeners);
+  return janusServers(servers);
 }
 
-function janusServers(servers: Map<string, Server>, changeListeners: Array<(server: string, status: 'up' | 'down') => void>): MediaServers {
+function janusServers(servers: Map<string, Server>): MediaServers {
   const serverOf = (url: string): Server => {
     const server = servers.get(url);
     if (!server) throw new Error(`media: ${url} is not one of [media] janus_urls`);
@@ -96,7 +88,6 @@ function janusServers(servers: Map<string, Server>, changeListeners: Array<(serv
         await handle.detach().catch(() => undefined);
       }
     },
-    onServerChange: (listener) => void changeListeners.push(listener),
     status: (): MediaStatus => (servers.size === 0 ? 'not_configured' : [...servers.keys()].some(isUp) ? 'up' : 'down'),
     async close() {
       await Promise.all([...servers.values()].map((server) => server.connection.close()));

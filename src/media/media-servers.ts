@@ -11,7 +11,7 @@ export interface IceCandidate {
   candidate: string;
 }
 
-/** What happens to a handle, as its listener hears it. `lost`: the server went away; the handle is dead, with nothing left to detach. */
+/** What happens to a handle, as its listener hears it. `lost`: its server went away (every handle on it hears this); the handle is dead, with nothing left to detach. */
 export type MediaHandleEvent =
   | { type: 'webrtcup' }
   | { type: 'media'; kind: 'audio' | 'video'; receiving: boolean }
@@ -52,8 +52,6 @@ export interface MediaServers {
   attach(server: string, listener: (event: MediaHandleEvent) => void): Promise<MediaHandle>;
   /** A videoroom request about rooms (create, destroy, kick, list) through this instance's service handle on the server. */
   roomRequest(server: string, body: Record<string, unknown>): Promise<Record<string, unknown>>;
-  /** Hears a server go down (its handles are lost) and come back. */
-  onServerChange(listener: (server: string, status: 'up' | 'down') => void): void;
   /** `up` while at least one server is up. */
   status(): MediaStatus;
   close(): Promise<void>;

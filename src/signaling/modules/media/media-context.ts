@@ -2,17 +2,17 @@
  * What the media module's parts share: its dependencies, its store, this instance's handles, and
  * the way each sends an event or an error to a participant.
  */
-import type { MediaErrorEvent } from '../../../../generated/signaling/types.js';
 import type { Config } from '../../../config/schema.js';
 import type { MediaServers } from '../../../media/media-servers.js';
+import { sendError, type MediaStreamRef, type SignalingErrorCode } from '../../errors.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import type { ControlModule, ModuleDeps } from '../module.js';
 import type { LocalHandles } from './local-handles.js';
-import type { MediaSessionType, MediaStore } from './media-store.js';
+import type { MediaStore } from './media-store.js';
 import type { PresenterRule } from './presenters.js';
 
-export const NAMESPACE = 'media';
+export const NAMESPACE = 'media' as const;
 
 export interface MediaParts {
   deps: ModuleDeps;
@@ -24,17 +24,10 @@ export interface MediaParts {
   control: () => ControlModule;
 }
 
-/** The codes of the media `error` event; two of them (`invalid_request_offer`, `invalid_configure_request`) name the stream they are about. */
-export type MediaError = MediaErrorEvent['payload']['error'];
+export type MediaError = SignalingErrorCode<'media'>;
 
-export interface StreamRef {
-  source: string;
-  media_session_type: MediaSessionType;
-}
-
-export function fail(session: Pick<Session, 'send'>, error: MediaError, stream?: StreamRef): void {
-  session.send(NAMESPACE, { message: 'error', error, ...stream });
-}
+/** The media `error` event (src/signaling/errors.ts builds every error); two codes name the stream they are about. */
+export const fail = (session: Pick<Session, 'send'>, error: MediaError, stream?: MediaStreamRef): void => sendError(session, NAMESPACE, error, stream);
 
 export function send(session: Pick<Session, 'send'>, message: string, fields: Record<string, unknown> = {}): void {
   session.send(NAMESPACE, { message, ...fields });

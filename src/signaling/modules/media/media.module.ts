@@ -18,11 +18,11 @@ import type { MediaCommand } from '../../../../generated/signaling/types.js';
 import type { CommandPayload, ControlModule, ModuleDeps, SignalingModule } from '../module.js';
 import { destroyJanusRoom, kickPublisher } from './janus-rooms.js';
 import { LocalHandles } from './local-handles.js';
-import { NAMESPACE, send, type MediaParts } from './media-context.js';
+import { NAMESPACE, type MediaParts } from './media-context.js';
 import type { MediaSessionType } from './media-store.js';
 import { carryOut, disableForceMute, enableForceMute, grantPresenter, moderatorMute, revokePresenter } from './moderating.js';
 import { presenterRule } from './presenters.js';
-import { endStream, release, STREAM_ENDED } from './stream-end.js';
+import { announceStreamEnded, release, STREAM_ENDED } from './stream-end.js';
 import { publish, publishComplete, setSpeaking, unpublish, updateMediaSession } from './streams.js';
 import { candidate, configure, endOfCandidates, resubscribe, sdpAnswer, streamEnded, subscribe } from './subscriptions.js';
 
@@ -42,9 +42,6 @@ export function createMediaModule(deps: ModuleDeps, media: MediaDeps): Signaling
     presenters: presenterRule(store, media.config.screen_share_requires_permission),
     control: () => deps.modules().get('control') as ControlModule,
   };
-  media.servers.onServerChange((server, status) => {
-    if (status === 'down') serverLost(parts, server);
-  });
   return {
     namespace: NAMESPACE,
     handleCommand: (session, command, hub) => handleCommand(parts, session, command, hub),
@@ -129,7 +126,7 @@ async function participantLeft(parts: MediaParts, session: Session, hub: RoomHub
   const hadHandles = new Set(local.filter((handle) => handle.role === 'publisher').map((handle) => handle.type));
   for (const { type, record } of publishers) {
     if (!hadHandles.has(type)) await kickPublisher(parts, hub.roomId, record.feedId);
-    await hub.publish({ namespace: NAMESPACE, payload: { message: STREAM_ENDED, source: own, media_session_type: type }, audience: { to: 'room' } });
+    await announceStreamEnded(hub, own, type);
   }
   await parts.store.forgetParticipant(hub.roomId, own);
   if (roomEmpty) {
@@ -148,17 +145,4 @@ function onHubEvent(parts: MediaParts, event: HubEvent): void | Promise<void> {
 function streamEndedHere(parts: MediaParts, hub: RoomHub, message: RoomMessage): Promise<void> {
   const { source, media_session_type } = message.payload as unknown as { source: string; media_session_type: MediaSessionType };
   return streamEnded(parts, hub.roomId, source, media_session_type);
-}
-
-/**
- * A Janus server went away: every handle this instance had on it is lost. Its participants hear
- * `webrtc_down` (the handle's own `lost` event does that), and the streams published there end.
- */
-function serverLost(parts: MediaParts, server: string): void {
-  parts.deps.logger.warn({ server }, 'media: a Janus server was lost; its streams ended');
-  for (const local of parts.handles.onServer(server)) {
-    if (!parts.handles.remove(local)) continue;
-    send(local.session, 'webrtc_down', { source: local.source, media_session_type: local.type });
-    if (local.role === 'publisher') local.session.enqueue(() => endStream(parts, local.session, local.hub, local.type));
-  }
 }

@@ -6,6 +6,7 @@
  * instance its socket is on, in its session's order, when the room message reaches that instance
  * (`carryOut`), so that Convene, not the client, enforces it.
  */
+import type { MediaModeratorMuteCommand } from '../../../../generated/signaling/types.js';
 import type { RoomMessage } from '../../bus/signaling-bus.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
@@ -16,12 +17,7 @@ import { applyState } from './streams.js';
 const isModerator = (session: Session) => session.role === 'moderator';
 
 /** `targets` absent: everyone but the issuer. */
-export async function moderatorMute(
-  parts: MediaParts,
-  session: Session,
-  command: { targets?: string | string[]; force: boolean },
-  hub: RoomHub,
-): Promise<void> {
+export async function moderatorMute(parts: MediaParts, session: Session, command: MediaModeratorMuteCommand['payload'], hub: RoomHub): Promise<void> {
   if (!isModerator(session)) return fail(session, 'permission_denied');
   const own = session.participant.id;
   const payload = { message: 'request_mute', issuer: own, force: command.force };

@@ -29,6 +29,11 @@ export async function endStream(parts: MediaParts, session: Session, hub: RoomHu
   const own = session.participant.id;
   const deleted = await Promise.all([parts.store.deletePublisher(hub.roomId, own, type), parts.store.deleteSessionState(hub.roomId, own, type)]);
   if (!deleted.includes(true)) return;
-  await hub.publish({ namespace: NAMESPACE, payload: { message: STREAM_ENDED, source: own, media_session_type: type }, audience: { to: 'room' } });
+  await announceStreamEnded(hub, own, type);
   await publishUpdate(parts, session, hub);
+}
+
+/** Tells every instance that a stream ended: each detaches its subscriptions to it. */
+export function announceStreamEnded(hub: RoomHub, source: string, type: MediaSessionType): Promise<void> {
+  return hub.publish({ namespace: NAMESPACE, payload: { message: STREAM_ENDED, source, media_session_type: type }, audience: { to: 'room' } });
 }

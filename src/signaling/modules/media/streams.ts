@@ -4,6 +4,7 @@
  * camera on or off, kept in the store and applied to the Janus publisher), `unpublish`, and a
  * stream's end however it comes (unpublish, Janus hangup, revoked presenter role, departure).
  */
+import type { MediaPublishCommand, MediaPublishCompleteCommand } from '../../../../generated/signaling/types.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
 import { sdpSent, onHandleEvent } from './handle-events.js';
@@ -13,18 +14,10 @@ import type { LocalHandle } from './local-handles.js';
 import { endStream, release } from './stream-end.js';
 import type { MediaSessionState, MediaSessionType } from './media-store.js';
 
-export interface PublishCommand {
-  target: string;
-  media_session_type: MediaSessionType;
-  sdp: string;
-}
+/** `publish_complete` and `update_media_session` carry the same fields. */
+type MediaSessionCommand = Omit<MediaPublishCompleteCommand['payload'], 'action'>;
 
-export interface MediaSessionCommand {
-  media_session_type: MediaSessionType;
-  media_session_state: MediaSessionState;
-}
-
-export async function publish(parts: MediaParts, session: Session, command: PublishCommand, hub: RoomHub): Promise<void> {
+export async function publish(parts: MediaParts, session: Session, command: MediaPublishCommand['payload'], hub: RoomHub): Promise<void> {
   const own = session.participant.id;
   const type = command.media_session_type;
   if (command.target !== own) return fail(session, 'invalid_sdp_offer');

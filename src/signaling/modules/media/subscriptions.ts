@@ -6,6 +6,14 @@
  * with the subscriber's departure. Candidates of either direction are routed here too: a `target`
  * equal to one's own id means one's publisher.
  */
+import type {
+  MediaConfigureCommand,
+  MediaResubscribeCommand,
+  MediaSdpAnswerCommand,
+  MediaSdpCandidateCommand,
+  MediaSdpEndOfCandidatesCommand,
+  MediaSubscribeCommand,
+} from '../../../../generated/signaling/types.js';
 import type { IceCandidate } from '../../../media/media-servers.js';
 import type { RoomHub } from '../../room-hub.js';
 import type { Session } from '../../session.js';
@@ -15,12 +23,11 @@ import type { LocalHandle } from './local-handles.js';
 import type { MediaSessionType } from './media-store.js';
 import { release } from './stream-end.js';
 
-export interface StreamCommand {
-  target: string;
-  media_session_type: MediaSessionType;
-}
+/** The validated payloads of the commands handled here (the connection checked them against the contract). */
+type Payload<C extends { payload: unknown }> = C['payload'];
+type StreamCommand = Pick<Payload<MediaResubscribeCommand>, 'target' | 'media_session_type'>;
 
-export async function subscribe(parts: MediaParts, session: Session, command: StreamCommand & { without_video?: boolean }, hub: RoomHub): Promise<void> {
+export async function subscribe(parts: MediaParts, session: Session, command: Payload<MediaSubscribeCommand>, hub: RoomHub): Promise<void> {
   const { target, media_session_type: type } = command;
   const stream = { source: target, media_session_type: type };
   if (target === session.participant.id) return fail(session, 'invalid_request_offer', stream);
@@ -55,7 +62,7 @@ function sendOffer(local: LocalHandle, jsep: { type: string; sdp: string } | und
 }
 
 /** An ICE restart: Janus makes a new offer on the same subscription. */
-export async function resubscribe(parts: MediaParts, session: Session, command: StreamCommand): Promise<void> {
+export async function resubscribe(parts: MediaParts, session: Session, command: Payload<MediaResubscribeCommand>): Promise<void> {
   const stream = { source: command.target, media_session_type: command.media_session_type };
   const local = parts.handles.get(session, 'subscriber', command.target, command.media_session_type);
   if (!local?.handle) return fail(session, 'invalid_request_offer', stream);
@@ -69,30 +76,22 @@ export async function resubscribe(parts: MediaParts, session: Session, command: 
   }
 }
 
-export async function sdpAnswer(parts: MediaParts, session: Session, command: StreamCommand & { sdp: string }): Promise<void> {
+export async function sdpAnswer(parts: MediaParts, session: Session, command: Payload<MediaSdpAnswerCommand>): Promise<void> {
   const local = parts.handles.get(session, 'subscriber', command.target, command.media_session_type);
   await onHandle(parts, session, local, 'handle_sdp_answer', (handle) => handle.request({ request: 'start' }, { type: 'answer', sdp: command.sdp }));
 }
 
-export async function candidate(
-  parts: MediaParts,
-  session: Session,
-  command: StreamCommand & { candidate: { sdpMLineIndex: number; candidate: string } },
-): Promise<void> {
+export async function candidate(parts: MediaParts, session: Session, command: Payload<MediaSdpCandidateCommand>): Promise<void> {
   const trickled: IceCandidate = { sdpMLineIndex: command.candidate.sdpMLineIndex, candidate: command.candidate.candidate };
   await onHandle(parts, session, handleOf(parts, session, command), 'invalid_candidate', (handle) => handle.trickle(trickled));
 }
 
-export async function endOfCandidates(parts: MediaParts, session: Session, command: StreamCommand): Promise<void> {
+export async function endOfCandidates(parts: MediaParts, session: Session, command: Payload<MediaSdpEndOfCandidatesCommand>): Promise<void> {
   await onHandle(parts, session, handleOf(parts, session, command), 'invalid_end_of_candidates', (handle) => handle.trickle({ completed: true }));
 }
 
 /** Chooses the simulcast layer (`substream`) or pauses the video; a stream not subscribed is ignored. */
-export async function configure(
-  parts: MediaParts,
-  session: Session,
-  command: StreamCommand & { configuration: { video?: boolean; substream?: number } },
-): Promise<void> {
+export async function configure(parts: MediaParts, session: Session, command: Payload<MediaConfigureCommand>): Promise<void> {
   const local = parts.handles.get(session, 'subscriber', command.target, command.media_session_type);
   if (!local?.handle) return;
   const { video, substream } = command.configuration;
