@@ -14,9 +14,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
-import { eventually, joinPage, receiving, sendMedia, UNCAPPED, until, type Participant } from '../support/media-call.js';
+import { eventually, idOf, pagesOf, receiving, seeEachOther, sendMedia, UNCAPPED, until } from '../support/media-call.js';
 import { framesOf, ignoreForceMute, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
-import { checkServerFrame, startTicket, type Starter } from '../support/signaling-client.js';
+import { checkServerFrame, type Starter } from '../support/signaling-client.js';
 import { redisUrl } from '../support/signaling.js';
 import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
 
@@ -27,7 +27,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   let janus: TestJanus;
   let browser: Browser;
   let app: TestApp;
-  const opened: Participant[] = [];
+  const { join, leave, closeAll } = pagesOf(() => browser);
 
   beforeAll(async () => {
     janus = await startJanus();
@@ -36,37 +36,18 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(opened.map((participant) => participant.context.close().catch(() => undefined)));
+    await closeAll();
     await app?.close();
     await browser?.close();
     await janus?.close();
   });
-
-  /** A participant in a browser context of its own (as separate people are), joined to the room. */
-  async function join(on: TestApp, name: string, starter: Starter): Promise<Participant> {
-    const { ticket } = await startTicket(on, starter);
-    const participant = await joinPage(browser, on.url, name, ticket);
-    opened.push(participant);
-    return participant;
-  }
-
-  async function leave(participant: Participant): Promise<void> {
-    await participant.context.close();
-    opened.splice(opened.indexOf(participant), 1);
-  }
 
   it('lets two participants see and hear each other, a third see both, and a screen reach everyone', async () => {
     const owner = await app.login('owner');
     const { roomId, guest } = await roomWithGuest(app, owner);
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
     const bob = await join(app, 'bob', guest);
-    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
-    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
-
-    await publishFrom(alice.page, 'alice', 'video');
-    await publishFrom(bob.page, 'bob', 'video');
-    await receiving(alice, `${bobId}:video`);
-    await receiving(bob, `${aliceId}:video`);
+    const { aliceId, bobId } = await seeEachOther(alice, bob);
 
     const carol = await join(app, 'carol', guest);
     await receiving(carol, `${aliceId}:video`);
@@ -88,7 +69,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     const { roomId, guest } = await roomWithGuest(app, owner);
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
     const bob = await join(app, 'bob', guest);
-    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    const aliceId = await idOf(alice);
     const stream = `${aliceId}:video`;
     await publishFrom(alice.page, 'alice', 'video');
     await receiving(bob, stream);
@@ -139,8 +120,8 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     const { roomId, guest } = await roomWithGuest(app, owner);
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
     const bob = await join(app, 'bob', guest);
-    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
-    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+    const aliceId = await idOf(alice);
+    const bobId = await idOf(bob);
     await publishFrom(bob.page, 'bob', 'video');
     await receiving(alice, `${bobId}:video`);
 
@@ -168,8 +149,8 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     const { roomId, guest } = await roomWithGuest(app, owner);
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
     const bob = await join(app, 'bob', guest);
-    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
-    const bobId = (await snapshotOf(bob.page, 'bob')).id!;
+    const aliceId = await idOf(alice);
+    const bobId = await idOf(bob);
     const stream = `${bobId}:video`;
     await ignoreForceMute(bob.page, 'bob');
     await publishFrom(bob.page, 'bob', 'video');
@@ -204,7 +185,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     const { roomId, guest } = await roomWithGuest(app, owner);
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
     const bob = await join(app, 'bob', guest);
-    const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
+    const aliceId = await idOf(alice);
     await publishFrom(alice.page, 'alice', 'video');
     await receiving(bob, `${aliceId}:video`);
 
@@ -232,12 +213,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
         const { roomId, guest } = await roomWithGuest(app, owner);
         const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
         const bob = await join(second, 'bob', guest);
-        const aliceId = (await snapshotOf(alice.page, 'alice')).id!;
-        const bobId = (await snapshotOf(bob.page, 'bob')).id!;
-        await publishFrom(alice.page, 'alice', 'video');
-        await publishFrom(bob.page, 'bob', 'video');
-        await receiving(alice, `${bobId}:video`);
-        await receiving(bob, `${aliceId}:video`);
+        await seeEachOther(alice, bob);
         await Promise.all([alice, bob].map(leave));
         await eventually(async () => expect(await janus.handles()).toEqual([]));
       } finally {

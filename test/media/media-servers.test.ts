@@ -21,9 +21,9 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
 import { startLoggedApp } from '../support/logged-app.js';
-import { eventually, idOf, joinPage, receiving, UNCAPPED, until, type Participant } from '../support/media-call.js';
+import { eventually, idOf, pagesOf, receiving, UNCAPPED, until } from '../support/media-call.js';
 import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom } from '../support/media-page.js';
-import { startTicket, type Starter } from '../support/signaling-client.js';
+import type { Starter } from '../support/signaling-client.js';
 import { redisUrl } from '../support/signaling.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
@@ -36,7 +36,7 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
   let janusA: TestJanus;
   let janusB: TestJanus;
   let browser: Browser;
-  const opened: Participant[] = [];
+  const { join, closeAll } = pagesOf(() => browser);
 
   beforeAll(async () => {
     [janusA, janusB] = await Promise.all([startJanus(), startJanus()]);
@@ -44,17 +44,10 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
   }, 60_000);
 
   afterAll(async () => {
-    await Promise.all(opened.map((participant) => participant.context.close().catch(() => undefined)));
+    await closeAll();
     await browser?.close();
     await Promise.all([janusA?.close(), janusB?.close()]);
   });
-
-  async function join(on: TestApp, name: string, starter: Starter): Promise<Participant> {
-    const { ticket } = await startTicket(on, starter);
-    const participant = await joinPage(browser, on.url, name, ticket);
-    opened.push(participant);
-    return participant;
-  }
 
   /** A room of the owner's: the owner's starter and a guest's. */
   async function room(app: TestApp): Promise<{ owner: Starter; guest: Starter }> {
@@ -114,7 +107,7 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
       await receiving(bob, `${aliceId}:video`);
       expect(await publishersOn(janusB)).toEqual([`${aliceId}|video`, `${carolId}|video`].sort());
     } finally {
-      await Promise.all(opened.splice(0).map((participant) => participant.context.close()));
+      await closeAll();
       await app.close();
       if (!janusA.running) await janusA.start();
     }
@@ -137,7 +130,7 @@ describe.skipIf(unavailable !== undefined)('media over several Janus servers', (
         await publishFrom(alice.page, 'alice', 'video');
         await receiving(bob, `${await idOf(alice)}:video`);
       } finally {
-        await Promise.all(opened.splice(0).map((participant) => participant.context.close()));
+        await closeAll();
         await app.close();
       }
     } finally {

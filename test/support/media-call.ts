@@ -15,7 +15,9 @@ import { pino } from 'pino';
 import { expect } from 'vitest';
 import { DEFAULT_SIGNALING_PROTOCOL, signalingUrl } from '../../packages/client/src/signaling.js';
 import { JanusConnection } from '../../src/media/janus/connection.js';
-import { installMediaClient, openParticipant, snapshotOf, type MediaSnapshot } from './media-page.js';
+import { installMediaClient, openParticipant, publishFrom, snapshotOf, type MediaSnapshot } from './media-page.js';
+import { startTicket, type Starter } from './signaling-client.js';
+import type { TestApp } from './test-app.js';
 
 /** Long enough for ICE, DTLS and the first key frames on a loaded machine; the checks poll, they do not sleep. */
 export const MEDIA_TIMEOUT = 30_000;
@@ -110,4 +112,35 @@ export async function videoroom(url: string, body: Record<string, unknown>): Pro
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * The pages a test file opens, each tracked until it leaves, so that `afterAll` can close what a
+ * failed test left open: `join` starts a ticket on the instance and opens a page with it.
+ */
+export function pagesOf(browser: () => Browser) {
+  const opened: Participant[] = [];
+  return {
+    async join(on: TestApp, name: string, starter: Starter): Promise<Participant> {
+      const { ticket } = await startTicket(on, starter);
+      const participant = await joinPage(browser(), on.url, name, ticket);
+      opened.push(participant);
+      return participant;
+    },
+    async leave(participant: Participant): Promise<void> {
+      await participant.context.close();
+      opened.splice(opened.indexOf(participant), 1);
+    },
+    closeAll: () => Promise.all(opened.splice(0).map((participant) => participant.context.close().catch(() => undefined))),
+  };
+}
+
+/** Both publish camera and microphone and each receives the other's: answers their ids. */
+export async function seeEachOther(alice: Participant, bob: Participant): Promise<{ aliceId: string; bobId: string }> {
+  const [aliceId, bobId] = await Promise.all([idOf(alice), idOf(bob)]);
+  await publishFrom(alice.page, alice.name, 'video');
+  await publishFrom(bob.page, bob.name, 'video');
+  await receiving(alice, `${bobId}:video`);
+  await receiving(bob, `${aliceId}:video`);
+  return { aliceId, bobId };
 }
