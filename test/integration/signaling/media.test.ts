@@ -162,3 +162,32 @@ describe('speaking', () => {
     expect(carol.joinSuccess.media!.speakers).toEqual([{ participant: idOf(bob), is_speaking: true, updated_at: updates[0].payload.updated_at }]);
   });
 });
+
+describe('the limits of media commands, at their edges', () => {
+  const ids = (count: number) => Array.from({ length: count }, (_, i) => `00000000-0000-4000-8000-${i.toString().padStart(12, '0')}`);
+
+  it('takes 1,000 participant ids and refuses 1,001', async () => {
+    const { alice } = await twoInARoom();
+    alice.command('media', 'grant_presenter_role', { participant_ids: ids(1000) });
+    expect((await alice.next('media', 'presenter_role_granted')).payload.participant_ids).toEqual([]);
+    alice.command('media', 'revoke_presenter_role', { participant_ids: ids(1001) });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+    alice.command('media', 'moderator_mute', { targets: ids(1001), force: true });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+    await alice.expectNothing('media');
+  });
+
+  it('takes a candidate of 1,024 characters and refuses one of 1,025, and a substream of 2 but not 3', async () => {
+    const { alice, bob } = await twoInARoom();
+    const candidate = (length: number) => ({ sdpMid: '0', sdpMLineIndex: 0, candidate: 'c'.repeat(length) });
+    alice.command('media', 'sdp_candidate', { target: idOf(bob), media_session_type: 'video', candidate: candidate(1024) });
+    expect((await alice.next('media', 'error')).payload).toEqual({ message: 'error', error: 'invalid_candidate' });
+    alice.command('media', 'sdp_candidate', { target: idOf(bob), media_session_type: 'video', candidate: candidate(1025) });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+    // a choice for a stream not received is ignored; out of range it is refused
+    alice.command('media', 'configure', { target: idOf(bob), media_session_type: 'video', configuration: { substream: 2 } });
+    alice.command('media', 'configure', { target: idOf(bob), media_session_type: 'video', configuration: { substream: 3 } });
+    expect((await alice.next('control', 'error')).payload).toMatchObject({ error: 'invalid_message' });
+    await alice.expectNothing('media');
+  });
+});
