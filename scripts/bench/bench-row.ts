@@ -21,6 +21,11 @@ export interface BenchRow {
 
 export const ROW_PREFIX = 'BENCH_ROW ';
 
+/** A row maker for one table section: every figure null and no note unless given. */
+export function rowsOf(group: string): (fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>) => BenchRow {
+  return (fields) => ({ group, rps: null, p50_ms: null, p99_ms: null, baseline: null, ratio: null, target: null, met: null, note: '', ...fields });
+}
+
 export function emitRow(row: BenchRow): void {
   console.log(`${ROW_PREFIX}${JSON.stringify(row)}`);
 }

@@ -45,10 +45,12 @@ import { PGlite } from '@electric-sql/pglite';
 import pg from 'pg';
 import { loadConfig } from '../../src/config/load.js';
 import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
-import { emitRow, type BenchRow } from './bench-row.js';
+import { emitRow, rowsOf, type BenchRow } from './bench-row.js';
 import { benchEventCount, jsonCaller, measureSequential, seedEvents, seedMoreEvents, walk, YEAR_RANGE, type Call } from './events-data.js';
 import type { LoopDelay } from './http-server.js';
 import type { LoadRequest, LoadResult } from './load.js';
+
+const row = rowsOf('http');
 
 const SECONDS = Number(process.env.BENCH_SECONDS ?? 6);
 const ROUNDS = 3;
@@ -290,10 +292,6 @@ function cpuVerdict(label: string, cpuOf: (label: string) => number | undefined)
   if (base === undefined) return undefined;
   const ratio = cpu / base;
   return `${ratio.toFixed(2)}× the CPU of "${target.of}" (${cpu.toFixed(0)} / ${base.toFixed(0)} µs), target ≤ ${target.atMost}×: ${ratio <= target.atMost ? 'met' : 'NOT met'}`;
-}
-
-function row(fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>): BenchRow {
-  return { group: 'http', rps: null, p50_ms: null, p99_ms: null, baseline: null, ratio: null, target: null, met: null, note: '', ...fields };
 }
 
 /** The year's listing, all pages of 100 one after the other by one client, WALKS times: its row. */

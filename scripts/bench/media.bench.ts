@@ -45,7 +45,7 @@ import { DEFAULT_SIGNALING_PROTOCOL } from '../../packages/client/src/signaling.
 import { CHROMIUM, CHROMIUM_ARGS } from '../../test/support/chromium.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../../test/support/janus.js';
 import { installMediaClient, MEDIA_CHROMIUM_ARGS, openParticipant, publishFrom, snapshotOf, type MediaSnapshot } from '../../test/support/media-page.js';
-import { emitRow, type BenchRow } from './bench-row.js';
+import { emitRow, rowsOf, type BenchRow } from './bench-row.js';
 import type { MediaRoom, MediaServerAnswer, MediaServerRequest } from './media-server.js';
 import { installMediaProbe, probeOf, type Probe, type ProbeOptions } from './media-probe.js';
 import { cpuSecondsBetween, descendantsOf, loadAverage, sample } from './proc-cpu.js';
@@ -77,18 +77,7 @@ const BARE_CLIENTS = 2;
 const began = Date.now();
 const elapsed = () => `${((Date.now() - began) / 1000).toFixed(0)} s`;
 
-const row = (fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>): BenchRow => ({
-  group: 'media',
-  rps: null,
-  p50_ms: null,
-  p99_ms: null,
-  baseline: null,
-  ratio: null,
-  target: null,
-  met: null,
-  note: '',
-  ...fields,
-});
+const row = rowsOf('media');
 
 const unavailable = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (Debian's chromium package)` : janusUnavailable;
 if (unavailable) {

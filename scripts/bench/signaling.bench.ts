@@ -17,7 +17,7 @@
 // room after 2 warm-ups), BENCH_CPU_PROF=<dir> (the server processes write CPU profiles there).
 import { execSync } from 'node:child_process';
 import { loadavg } from 'node:os';
-import { emitRow, type BenchRow } from './bench-row.js';
+import { emitRow, rowsOf, type BenchRow } from './bench-row.js';
 import { bareWsRoom, conveneRoom, type Room } from './signaling-scenarios.js';
 
 const SIZES = (process.env.BENCH_PARTICIPANTS ?? '1000,5000').split(',').map(Number);
@@ -54,18 +54,7 @@ console.log(
     `alternating with the bare ws baseline; two instances: ${twoInstances ? 'Redis and PostgreSQL' : 'skipped (REDIS_URL and DATABASE_URL unset)'}`,
 );
 
-const row = (fields: Partial<BenchRow> & Pick<BenchRow, 'operation'>): BenchRow => ({
-  group: 'signaling',
-  rps: null,
-  p50_ms: null,
-  p99_ms: null,
-  baseline: null,
-  ratio: null,
-  target: null,
-  met: null,
-  note: '',
-  ...fields,
-});
+const row = rowsOf('signaling');
 
 /** Timer runs on `room`, each right after one on `bare`; the times of both, warm-ups left out. */
 async function alternate(room: Room, bare: Room, bareTimes: number[]): Promise<number[]> {
