@@ -10,7 +10,7 @@ import { randomUUID } from 'node:crypto';
 import { expect, it } from 'vitest';
 import type { JanusRoomAssignment, MediaStore, PublisherEntry, SpeakerState } from '../../../src/signaling/modules/media/media-store.js';
 import { createLocalMediaStore } from '../../../src/signaling/modules/media/media-store.local.js';
-import { createRedisMediaStore, MEDIA_KEY_TTL_MS, serverRoomsKey } from '../../../src/signaling/modules/media/media-store.redis.js';
+import { createRedisMediaStore, MEDIA_KEY_TTL_MS } from '../../../src/signaling/modules/media/media-store.redis.js';
 import { describeRoomStore, T0 } from '../../support/room-stores.js';
 
 /** A Janus server of this run alone (the Redis server is shared). */
@@ -167,23 +167,6 @@ describeRoomStore<MediaStore>(
       expect(released.filter(Boolean)).toHaveLength(1);
     });
 
-    it('finds the rooms assigned to a Janus server, and no longer those released, forgotten or on another server', async () => {
-      const [one, two] = stores();
-      const [janus, other] = [server(), server()];
-      const [kept, released, forgotten, elsewhere] = [room(), room(), room(), room()];
-      for (const roomId of [kept, released, forgotten]) await one.assignJanusRoom(roomId, assignment(janus));
-      await one.assignJanusRoom(elsewhere, assignment(other));
-      expect((await two.roomsOnServer(janus)).sort()).toEqual([kept, released, forgotten].sort());
-      await two.releaseJanusRoom(released, (await two.janusRoom(released))!);
-      await two.forgetRoom(forgotten);
-      expect(await one.roomsOnServer(janus)).toEqual([kept]);
-      expect(await one.roomsOnServer(other)).toEqual([elsewhere]);
-      expect(await one.roomsOnServer(server())).toEqual([]);
-      await one.forgetRoom(kept);
-      await one.forgetRoom(elsewhere);
-      expect(await one.roomsOnServer(janus)).toEqual([]);
-    });
-
     it('refuses an assignment no store could keep, and a feed id that is not one', async () => {
       const [store] = stores();
       const roomId = room();
@@ -297,7 +280,6 @@ describeRoomStore<MediaStore>(
       expect(await one.speakers(roomId)).toEqual([]);
       expect(await one.janusRoom(roomId)).toBeUndefined();
       expect(await one.publishers(roomId)).toEqual([]);
-      expect(await one.roomsOnServer(janus)).toEqual([neighbour]);
       expect(await one.nextFeedId(roomId)).toBe(1);
       expect(await two.peers(neighbour, [alice])).toEqual(new Map([[alice, { video: on, is_presenter: true }]]));
       expect(await two.nextFeedId(neighbour)).toBe(2);
@@ -370,15 +352,13 @@ describeRoomStore<MediaStore>(
       expect(keys.map((key) => key.slice(prefixOf(roomId).length))).toEqual(
         ['sessions', 'presenters', 'force_mute', 'speakers', 'janus_room', 'feed_ids', 'publishers'].sort(),
       );
-      for (const key of [...keys, serverRoomsKey(janus)]) {
+      for (const key of keys) {
         const ttl = await look().pttl(key);
         expect(ttl, key).toBeGreaterThan(MEDIA_KEY_TTL_MS - 60_000);
         expect(ttl, key).toBeLessThanOrEqual(MEDIA_KEY_TTL_MS);
       }
-      expect(await look().smembers(serverRoomsKey(janus))).toEqual([roomId]);
       await media.forgetRoom(roomId);
       expect(await roomKeys(roomId)).toEqual([]);
-      expect(await look().exists(serverRoomsKey(janus))).toBe(0);
     });
 
     it('leaves no trace of a forgotten participant in any key, and deletes the hashes and sets it emptied', async () => {
@@ -400,11 +380,11 @@ describeRoomStore<MediaStore>(
       expect(await roomKeys(roomId)).toEqual([]);
     });
 
-    it('extends the lifetime of every key of the room, and of its server’s set, on every write that adds', async () => {
+    it('extends the lifetime of every key of the room on every write that adds', async () => {
       const media = store();
       const [roomId, janus] = [randomUUID(), server()];
       await filled(media, roomId, janus);
-      const keys = [...(await roomKeys(roomId)), serverRoomsKey(janus)];
+      const keys = await roomKeys(roomId);
       for (const key of keys) await look().pexpire(key, 60_000);
       await media.setSpeaking(roomId, speaker(bob, false, 5));
       for (const key of keys) expect(await look().pttl(key), key).toBeGreaterThan(MEDIA_KEY_TTL_MS - 60_000);
@@ -447,23 +427,8 @@ describeRoomStore<MediaStore>(
       }
       const replacement = assignment(janus);
       expect(await media.assignJanusRoom(roomId, replacement)).toEqual(replacement);
-      expect(await media.roomsOnServer(janus)).toEqual([roomId]);
       await media.forgetRoom(roomId);
       expect(await roomKeys(roomId)).toEqual([]);
-    });
-
-    it('drops from a server’s set the rooms that are no longer assigned to it (expired, or moved)', async () => {
-      const media = store();
-      const [janus, other] = [server(), server()];
-      const [kept, expired, moved] = [randomUUID(), randomUUID(), randomUUID()];
-      await media.assignJanusRoom(kept, assignment(janus));
-      await media.assignJanusRoom(moved, assignment(janus));
-      await look().sadd(serverRoomsKey(janus), expired);
-      await look().set(`${prefixOf(moved)}janus_room`, `5 ${other}`);
-      expect(await media.roomsOnServer(janus)).toEqual([kept]);
-      expect(await look().smembers(serverRoomsKey(janus))).toEqual([kept]);
-      for (const roomId of [kept, moved]) await media.forgetRoom(roomId);
-      await look().del(serverRoomsKey(other));
     });
 
     it('keeps a server URL and participant ids with colons and spaces apart', async () => {
@@ -473,13 +438,11 @@ describeRoomStore<MediaStore>(
       const odd = `${randomUUID()}:video:x y`;
       const assigned = assignment(janus);
       expect(await media.assignJanusRoom(roomId, assigned)).toEqual(assigned);
-      expect(await media.roomsOnServer(janus)).toEqual([roomId]);
       await media.setPublisher(roomId, odd, 'screen', { feedId: 3 });
       await media.setSessionState(roomId, odd, 'video', muted);
       expect(await media.publishers(roomId)).toEqual([{ participantId: odd, type: 'screen', record: { feedId: 3 } }]);
       expect(await media.sessionStates(roomId, [odd])).toEqual(new Map([[odd, { video: muted }]]));
       expect(await media.releaseJanusRoom(roomId, assigned)).toBe(true);
-      expect(await media.roomsOnServer(janus)).toEqual([]);
       await media.forgetRoom(roomId);
       expect(await roomKeys(roomId)).toEqual([]);
     });

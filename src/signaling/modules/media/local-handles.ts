@@ -66,11 +66,6 @@ export class LocalHandles {
     return [...(this.bySession.get(session)?.values() ?? [])];
   }
 
-  /** The handles on a server (it went down: they are lost). */
-  onServer(server: string): LocalHandle[] {
-    return this.all().filter((local) => local.server === server);
-  }
-
   /** This instance's subscribers to a stream in a room. */
   subscribersTo(roomId: string, source: string, type: MediaSessionType): LocalHandle[] {
     return this.all().filter((local) => local.role === 'subscriber' && local.source === source && local.type === type && local.hub.roomId === roomId);

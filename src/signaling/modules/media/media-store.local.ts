@@ -125,9 +125,6 @@ export function createLocalMediaStore(): MediaStore {
       delete room.assignment;
       return true;
     },
-    async roomsOnServer(server) {
-      return [...rooms].filter(([, room]) => room.assignment?.server === server).map(([roomId]) => roomId);
-    },
 
     async nextFeedId(roomId) {
       return ++roomOf(roomId).lastFeedId;

@@ -4,15 +4,12 @@
  * participant ids), `force_mute` (the allow list as a JSON array, present while force-mute is on),
  * `speakers` (hash: participant → `{"is_speaking","updated_at"}` JSON), `janus_room` (the
  * assignment: `<janus room id> <server>`), `feed_ids` (the last feed id handed out) and
- * `publishers` (hash: `<participant>:<type>` → feed id). Apart from them,
- * `convene:signaling:janus_server:<server>:rooms` is the set of the rooms assigned to a Janus
- * server, so that a restarted server's rooms are found without scanning the key space.
+ * `publishers` (hash: `<participant>:<type>` → feed id). Every script touches only the keys it is
+ * given.
  *
- * Every write that adds something sets the room's keys, and its server's set, to live
- * `MEDIA_KEY_TTL_MS` longer: should every instance with participants in the room crash, nobody
- * forgets the room, and its media state expires a week after its last change, as the chat does.
- * A server's set may then name a room that has expired or moved: `roomsOnServer` checks each room
- * against its assignment and drops those that are no longer there.
+ * Every write that adds something sets the room's keys to live `MEDIA_KEY_TTL_MS` longer: should
+ * every instance with participants in the room crash, nobody forgets the room, and its media state
+ * expires a week after its last change, as the chat does.
  *
  * What comes back from Redis is checked, and a value that is not what this store writes is taken
  * for absent: a corrupt assignment is replaced by the next `assignJanusRoom`, a corrupt feed id
@@ -39,8 +36,6 @@ import {
 export const MEDIA_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 
 const ROOM_PREFIX = 'convene:signaling:room:';
-const SERVER_PREFIX = 'convene:signaling:janus_server:';
-export const serverRoomsKey = (server: string) => `${SERVER_PREFIX}${server}:rooms`;
 const mediaKey = (roomId: string, name: string) => `${ROOM_PREFIX}${roomId}:media:${name}`;
 
 /** The room's keys, in the order every script takes them as KEYS (the scripts name them by their index). */
@@ -66,15 +61,13 @@ local function assigned_server(raw)
 end`;
 
 /**
- * KEYS: the room's keys; ARGV[1]: ttl, ARGV[2]: room id. `extend()` sets the room's keys and its
- * server's set to live `ttl` longer (PEXPIRE leaves an absent key absent).
+ * KEYS: the room's keys; ARGV[1]: ttl, ARGV[2]: room id. `extend()` sets the room's keys to live
+ * `ttl` longer (PEXPIRE leaves an absent key absent).
  */
 const PRELUDE = `
 ${ASSIGNED_SERVER}
 local function extend()
   for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
-  local server = assigned_server(redis.call('GET', KEYS[5]))
-  if server then redis.call('PEXPIRE', '${SERVER_PREFIX}' .. server .. ':rooms', ARGV[1]) end
 end`;
 
 /** ARGV[3]: which key (a hash), ARGV[4]: field, ARGV[5]: value. */
@@ -104,33 +97,19 @@ for i = 3, #ARGV do
 end
 return removed`;
 
-/** ARGV[3]: the candidate, encoded; ARGV[4]: its server. Returns the assignment in force, encoded. */
+/** ARGV[3]: the candidate, encoded. Returns the assignment in force, encoded. */
 const ASSIGN = `${PRELUDE}
 local current = redis.call('GET', KEYS[5])
 if assigned_server(current) then return current end
 redis.call('SET', KEYS[5], ARGV[3])
-redis.call('SADD', '${SERVER_PREFIX}' .. ARGV[4] .. ':rooms', ARGV[2])
 extend()
 return ARGV[3]`;
 
-/** ARGV[3]: the expected assignment, encoded; ARGV[4]: its server. Returns 1 when it deleted it. */
+/** ARGV[3]: the expected assignment, encoded. Returns 1 when it deleted it. */
 const RELEASE = `
 if redis.call('GET', KEYS[5]) ~= ARGV[3] then return 0 end
 redis.call('DEL', KEYS[5])
-redis.call('SREM', '${SERVER_PREFIX}' .. ARGV[4] .. ':rooms', ARGV[2])
 return 1`;
-
-/** KEYS[1]: the server's set; ARGV[1]: the server. Returns its rooms still assigned to it, and drops the others from the set. */
-const ROOMS_ON_SERVER = `${ASSIGNED_SERVER}
-local rooms = {}
-for _, room in ipairs(redis.call('SMEMBERS', KEYS[1])) do
-  if assigned_server(redis.call('GET', '${ROOM_PREFIX}' .. room .. ':media:janus_room')) == ARGV[1] then
-    table.insert(rooms, room)
-  else
-    redis.call('SREM', KEYS[1], room)
-  end
-end
-return rooms`;
 
 /**
  * Returns the next feed id. A counter that is not a positive integer (corrupt) continues above the
@@ -148,12 +127,6 @@ if type(id) ~= 'number' or id < 1 then
 end
 extend()
 return id`;
-
-/** Deletes the room's keys and its entry in its server's set. */
-const FORGET_ROOM = `${ASSIGNED_SERVER}
-local server = assigned_server(redis.call('GET', KEYS[5]))
-if server then redis.call('SREM', '${SERVER_PREFIX}' .. server .. ':rooms', ARGV[2]) end
-redis.call('DEL', unpack(KEYS))`;
 
 const field = (participantId: string, type: MediaSessionType) => `${participantId}:${type}`;
 const fieldsOf = (participantId: string) => MEDIA_SESSION_TYPES.map((type) => field(participantId, type));
@@ -305,7 +278,7 @@ export function createRedisMediaStore(redis: Redis): MediaStore {
 
     async assignJanusRoom(roomId, candidate) {
       assertStorableAssignment(candidate);
-      const assigned = decodeAssignment((await run(ASSIGN, roomId, encodeAssignment(candidate), candidate.server)) as string);
+      const assigned = decodeAssignment((await run(ASSIGN, roomId, encodeAssignment(candidate))) as string);
       if (!assigned) throw new Error(`the Janus room assignment of room ${roomId} could not be read`);
       return assigned;
     },
@@ -313,10 +286,7 @@ export function createRedisMediaStore(redis: Redis): MediaStore {
       return decodeAssignment(await redis.get(keysOf(roomId).assignment));
     },
     async releaseJanusRoom(roomId, expected) {
-      return (await run(RELEASE, roomId, encodeAssignment(expected), expected.server)) === 1;
-    },
-    async roomsOnServer(server) {
-      return (await redis.eval(ROOMS_ON_SERVER, 1, serverRoomsKey(server), server)) as string[];
+      return (await run(RELEASE, roomId, encodeAssignment(expected))) === 1;
     },
 
     async nextFeedId(roomId) {
@@ -354,7 +324,7 @@ export function createRedisMediaStore(redis: Redis): MediaStore {
       );
     },
     async forgetRoom(roomId) {
-      await run(FORGET_ROOM, roomId);
+      await redis.del(...Object.values(keysOf(roomId)));
     },
   };
 }

@@ -91,8 +91,6 @@ export interface MediaStore {
   janusRoom(roomId: string): Promise<JanusRoomAssignment | undefined>;
   /** Deletes the assignment only while it is still `expected` (compare-and-delete); true when it deleted it. */
   releaseJanusRoom(roomId: string, expected: JanusRoomAssignment): Promise<boolean>;
-  /** Every room assigned to `server`: to forget them when that Janus server restarted and lost its rooms. */
-  roomsOnServer(server: string): Promise<string[]>;
 
   /** 1, 2, 3 …: never the same twice in a room until it is forgotten, however many instances ask. */
   nextFeedId(roomId: string): Promise<number>;
