@@ -9,13 +9,13 @@
  * written.
  *
  * Events decided outside a transaction (signaling, possibly seen by several instances) are queued
- * through a `WebhookOutbox`, each in a transaction of its own, and pass a `dedupeKey` naming the
+ * through a `WebhookOutbox`, each in one statement of its own (atomic), and pass a `dedupeKey` naming the
  * change: the second instance's enqueue of the same change is dropped by the unique key.
  */
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import type { Db } from '../../db/schema.js';
-import { insertDeliveries, insertMessage, interestedSubscriptionIds } from './webhooks.repository.js';
+import { queueMessage } from './webhooks.repository.js';
 
 export type WebhookEventType = components['schemas']['WebhookEventType'];
 type Schemas = components['schemas'];
@@ -66,26 +66,21 @@ function subjectOf(data: WebhookData[WebhookEventType]): string {
   return 'event_id' in data ? `event:${data.event_id}` : `room:${data.room_id}`;
 }
 
-export async function enqueueWebhook<T extends WebhookEventType>(trx: Db, event: WebhookEvent<T>): Promise<void> {
-  const subscriptions = await interestedSubscriptionIds(trx, event.owner, event.type);
-  if (subscriptions.length === 0) return;
-
+/** Queues the event, in the transaction of the change it reports when `db` is one. */
+export async function enqueueWebhook<T extends WebhookEventType>(db: Db, event: WebhookEvent<T>): Promise<void> {
   const id = `msg_${randomUUID().replaceAll('-', '')}`;
   const body = JSON.stringify({ id, type: event.type, timestamp: event.at.toISOString(), data: event.data });
-  const subject = subjectOf(event.data);
-  const inserted = await insertMessage(trx, { id, type: event.type, subject, body, dedupe_key: event.dedupeKey ?? null });
-  if (!inserted) return; // another instance queued this change already
-  await insertDeliveries(trx, id, subject, subscriptions);
+  await queueMessage(db, event.owner, { id, type: event.type, subject: subjectOf(event.data), body, dedupeKey: event.dedupeKey ?? null });
 }
 
 /** The outbox for changes made outside the database (signaling's), which have no transaction to join. */
 export interface WebhookOutbox {
-  /** Queues one event in a transaction of its own. */
+  /** Queues one event, atomically (one statement). */
   enqueue<T extends WebhookEventType>(event: WebhookEvent<T>): Promise<void>;
 }
 
 export function createWebhookOutbox(db: Db): WebhookOutbox {
   return {
-    enqueue: (event) => db.transaction().execute((trx) => enqueueWebhook(trx, event)),
+    enqueue: (event) => enqueueWebhook(db, event),
   };
 }

@@ -6,6 +6,7 @@ import { sql } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { Db, WebhookDeliveryRow, WebhookSubscriptionRow } from '../../db/schema.js';
 import type { PageRequest } from '../paging.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 /** A user's id, or null for the operator's subscriptions. */
 type Owner = string | null;
@@ -83,32 +84,57 @@ export async function pageOfDeliveries(
 }
 
 /** The subscriptions of `owner` and the operator's that asked for `type`. */
-export async function interestedSubscriptionIds(trx: Db, owner: string, type: string): Promise<string[]> {
-  const subscriptions = await trx
-    .selectFrom('webhook_subscriptions')
-    .select('id')
-    .where((eb) => eb.or([eb('owner', '=', owner), eb('owner', 'is', null)]))
-    .where(sql<boolean>`${type} = any(event_types)`)
-    .execute();
-  return subscriptions.map((s) => s.id);
-}
+/** A message as queued: its id, event type, subject and body, and the key naming its change (null: none). */
+export type QueuedMessage = {
+  id: string;
+  type: string;
+  subject: string;
+  body: string;
+  dedupeKey: string | null;
+};
 
-/** False when a message of the same `dedupe_key` was queued already. */
-export async function insertMessage(trx: Db, values: { id: string; type: string; subject: string; body: string; dedupe_key: string | null }): Promise<boolean> {
-  const inserted = await trx
-    .insertInto('webhook_messages')
-    .values(values)
-    .onConflict((oc) => oc.column('dedupe_key').doNothing())
-    .returning('id')
-    .executeTakeFirst();
-  return inserted !== undefined;
-}
-
-export async function insertDeliveries(trx: Db, messageId: string, subject: string, subscriptionIds: string[]): Promise<void> {
-  await trx
+/**
+ * Queues the message and a delivery for each subscription that wants it: those of `owner` and the
+ * operator's that asked for its type. One statement (the signaling's joins and leaves each queue
+ * one, and a transaction of three round trips cost more than the rest of a join's database work):
+ * the message is written only when some subscription wants it, and not at all when a message of the
+ * same `dedupeKey` was queued already (by another instance), which then gets no deliveries either.
+ */
+const enqueueMessage = preparedQuery<QueuedMessage & { owner: string }, never>(['id', 'type', 'subject', 'body', 'dedupeKey', 'owner'], (db, message) =>
+  db
+    .with('interested', (db) =>
+      db
+        .selectFrom('webhook_subscriptions')
+        .select('id')
+        .where((eb) => eb.or([eb('owner', '=', message.owner), eb('owner', 'is', null)]))
+        .where(sql<boolean>`${message.type} = any(event_types)`),
+    )
+    .with('message', (db) =>
+      db
+        .insertInto('webhook_messages')
+        .columns(['id', 'type', 'subject', 'body', 'dedupe_key'])
+        .expression((eb) =>
+          eb
+            .selectFrom('interested')
+            .select([
+              eb.val(message.id).as('id'),
+              eb.val(message.type).as('type'),
+              eb.val(message.subject).as('subject'),
+              eb.val(message.body).as('body'),
+              eb.val(message.dedupeKey).as('dedupe_key'),
+            ])
+            .limit(1),
+        )
+        .onConflict((oc) => oc.column('dedupe_key').doNothing())
+        .returning('id'),
+    )
     .insertInto('webhook_deliveries')
-    .values(subscriptionIds.map((id) => ({ message_id: messageId, subscription_id: id, subject })))
-    .execute();
+    .columns(['message_id', 'subscription_id', 'subject'])
+    .expression((eb) => eb.selectFrom(['message', 'interested']).select(['message.id', 'interested.id', eb.val(message.subject).as('subject')])),
+);
+
+export async function queueMessage(db: Db, owner: string, message: QueuedMessage): Promise<void> {
+  await enqueueMessage.execute(db, { ...message, owner });
 }
 
 /** What a meeting's webhook events carry. */
