@@ -8,6 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, RoomInviteRow } from '../../db/schema.js';
 import type { PageRequest } from '../paging.js';
+import { preparedQuery } from '../../db/prepared.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -59,16 +60,19 @@ export async function updateRoomInvite(
     .executeTakeFirst();
 }
 
-/** An active, unexpired invite with its room's password (null: none). */
-export async function findValidInvite(db: Db, code: string, now: Date): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
-  return db
+/** An active, unexpired invite with its room's password (null: none). Prepared: every guest's ticket start reads it. */
+const validInviteQuery = preparedQuery(['code', 'now'], (db, { code, now }: { code: string; now: Date }) =>
+  db
     .selectFrom('room_invites')
     .innerJoin('rooms', 'rooms.id', 'room_invites.room_id')
     .select(['room_invites.code', 'room_invites.room_id', 'rooms.password as room_password'])
     .where('room_invites.code', '=', code)
     .where('room_invites.active', '=', true)
-    .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)]))
-    .executeTakeFirst();
+    .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)])),
+);
+
+export async function findValidInvite(db: Db, code: string, now: Date): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
+  return validInviteQuery.takeFirst(db, { code, now });
 }
 
 /** Invite codes expired at `now` (`expiration <= now`), oldest expiry first. */
