@@ -61,6 +61,12 @@ export interface HostedRecords<T> {
    */
   hosts(roomId: string): Promise<Map<string, string>>;
   /**
+   * The instances that host records of the room, and perhaps some that hosted one since the last
+   * `hosts` (which forgets those): the cheap look before a join, where only a dead one among them
+   * calls for `hosts`. Also extends the lifetime of the room's keys, as `hosts` does.
+   */
+  instances(roomId: string): Promise<string[]>;
+  /**
    * Removes a record while `instanceId` still hosts it (one of a participant who came back on
    * another instance with its id stays), in one step on every instance: the record removed and how
    * many records remain (for members: the last one out clears the start time), or undefined.

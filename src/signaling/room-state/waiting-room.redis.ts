@@ -1,9 +1,11 @@
 /**
  * The Redis waiting-room store: `convene:signaling:room:<roomId>:waiting` (hash: participant id →
  * MemberRecord JSON), `…:waiting_hosts` (hash: participant id → the id of the instance hosting it,
- * see instance-liveness.ts) and `…:accepted` (set of participant ids). Accepting is a Lua script:
- * the remove from `waiting` decides who wins, and only the winner adds to `accepted`; so is the
- * crash cleanup's removal. The keys live `ROOM_RECORDS_TTL_MS` past their last write or sweep, as
+ * see instance-liveness.ts), `…:waiting_host_instances` (set: every instance that hosted one since
+ * the last full look at the hosts, as the members' `host_instances`) and `…:accepted` (set of
+ * participant ids). Accepting is a Lua script: the remove from `waiting` decides who wins, and only
+ * the winner adds to `accepted`; so are removing and the crash cleanup's removal, which forget the
+ * host instances with the last one waiting. The keys live `ROOM_RECORDS_TTL_MS` past their last write or sweep, as
  * the members' do (membership.redis.ts says why).
  */
 import type { Redis } from 'ioredis';
@@ -13,29 +15,66 @@ import type { WaitingRoomStore } from './waiting-room-store.js';
 
 const keysOf = (roomId: string) => {
   const prefix = `convene:signaling:room:${roomId}`;
-  return { waiting: `${prefix}:waiting`, hosts: `${prefix}:waiting_hosts`, accepted: `${prefix}:accepted` };
+  return {
+    waiting: `${prefix}:waiting`,
+    hosts: `${prefix}:waiting_hosts`,
+    instances: `${prefix}:waiting_host_instances`,
+    accepted: `${prefix}:accepted`,
+  };
+};
+/** The keys in the order the scripts name them: KEYS[1] … KEYS[4]. */
+const scriptKeys = (roomId: string) => {
+  const { waiting, hosts, instances, accepted } = keysOf(roomId);
+  return [waiting, hosts, instances, accepted];
 };
 
-/** KEYS: waiting, hosts, accepted; ARGV: id. Returns 1 when it was waiting (and is now accepted), else 0. */
-const ACCEPT = `
-if redis.call('HDEL', KEYS[1], ARGV[1]) == 0 then return 0 end
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('SADD', KEYS[3], ARGV[1])
-redis.call('PEXPIRE', KEYS[3], ARGV[2])
+/** Shared by the scripts (KEYS: waiting, hosts, instances, accepted): takes a waiting participant out; 1 when it was there. */
+const TAKE_OUT = `
+local function takeOut(id)
+  local removed = redis.call('HDEL', KEYS[1], id)
+  redis.call('HDEL', KEYS[2], id)
+  if redis.call('HLEN', KEYS[1]) == 0 then redis.call('DEL', KEYS[3]) end
+  return removed
+end
+`;
+
+/** ARGV: id. Returns 1 when it was waiting, else 0. */
+const REMOVE = `${TAKE_OUT}
+return takeOut(ARGV[1])`;
+
+/** ARGV: id, ttl. Returns 1 when it was waiting (and is now accepted), else 0. */
+const ACCEPT = `${TAKE_OUT}
+if takeOut(ARGV[1]) == 0 then return 0 end
+redis.call('SADD', KEYS[4], ARGV[1])
+redis.call('PEXPIRE', KEYS[4], ARGV[2])
 return 1`;
 
-/** KEYS: waiting, hosts, accepted; ARGV: ttl. Returns HGETALL of the hosts, and extends the keys' lifetime. */
+/**
+ * ARGV: ttl. Returns HGETALL of the hosts, makes the host instances those hosts', and extends the
+ * keys' lifetime.
+ */
 const HOSTS = `
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
-return redis.call('HGETALL', KEYS[2])`;
+local hosts = redis.call('HGETALL', KEYS[2])
+redis.call('DEL', KEYS[3])
+for index = 2, #hosts, 2 do redis.call('SADD', KEYS[3], hosts[index]) end
+if #hosts > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
+return hosts`;
 
-/** KEYS: waiting, hosts; ARGV: id, instance. Returns {record, remaining} when the instance hosted it (now removed), else nil. */
-const REMOVE_HOSTED = `
+/** ARGV: ttl. Returns the host instances, and extends the keys' lifetime. */
+const HOST_INSTANCES = `
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
+return redis.call('SMEMBERS', KEYS[3])`;
+
+/** ARGV: id, instance. Returns {record, remaining} when the instance hosted it (now removed), else nil. */
+const REMOVE_HOSTED = `${TAKE_OUT}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return false end
-redis.call('HDEL', KEYS[2], ARGV[1])
 local record = redis.call('HGET', KEYS[1], ARGV[1])
-if not record then return false end
-redis.call('HDEL', KEYS[1], ARGV[1])
+if not record then
+  redis.call('HDEL', KEYS[2], ARGV[1])
+  return false
+end
+takeOut(ARGV[1])
 return {record, redis.call('HLEN', KEYS[1])}`;
 
 /** `instanceId`: the instance this store's writes come from, recorded as the host of each one it adds; without it (store tests) none. */
@@ -44,17 +83,17 @@ export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): Wait
     async add(roomId, participant) {
       const keys = keysOf(roomId);
       const adding = redis.multi().hset(keys.waiting, participant.id, JSON.stringify(participant)).pexpire(keys.waiting, ROOM_RECORDS_TTL_MS);
-      if (instanceId) adding.hset(keys.hosts, participant.id, instanceId).pexpire(keys.hosts, ROOM_RECORDS_TTL_MS);
+      if (instanceId) {
+        adding.hset(keys.hosts, participant.id, instanceId).pexpire(keys.hosts, ROOM_RECORDS_TTL_MS);
+        adding.sadd(keys.instances, instanceId).pexpire(keys.instances, ROOM_RECORDS_TTL_MS);
+      }
       failed(await adding.exec());
     },
     async remove(roomId, participantId) {
-      const keys = keysOf(roomId);
-      const [[, removed]] = failed(await redis.multi().hdel(keys.waiting, participantId).hdel(keys.hosts, participantId).exec()) as [[null, number]];
-      return removed === 1;
+      return (await redis.eval(REMOVE, 4, ...scriptKeys(roomId), participantId)) === 1;
     },
     async accept(roomId, participantId) {
-      const { waiting, hosts, accepted } = keysOf(roomId);
-      return (await redis.eval(ACCEPT, 3, waiting, hosts, accepted, participantId, ROOM_RECORDS_TTL_MS)) === 1;
+      return (await redis.eval(ACCEPT, 4, ...scriptKeys(roomId), participantId, ROOM_RECORDS_TTL_MS)) === 1;
     },
     async waiting(roomId) {
       const records = await redis.hvals(keysOf(roomId).waiting);
@@ -71,12 +110,13 @@ export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): Wait
     },
     hosted: {
       async hosts(roomId) {
-        const { waiting, hosts, accepted } = keysOf(roomId);
-        return pairs((await redis.eval(HOSTS, 3, waiting, hosts, accepted, ROOM_RECORDS_TTL_MS)) as string[]);
+        return pairs((await redis.eval(HOSTS, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
+      },
+      async instances(roomId) {
+        return (await redis.eval(HOST_INSTANCES, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[];
       },
       async removeHostedBy(roomId, participantId, hostId) {
-        const { waiting, hosts } = keysOf(roomId);
-        const removed = (await redis.eval(REMOVE_HOSTED, 2, waiting, hosts, participantId, hostId)) as [string, number] | null;
+        const removed = (await redis.eval(REMOVE_HOSTED, 4, ...scriptKeys(roomId), participantId, hostId)) as [string, number] | null;
         return removed ? { record: JSON.parse(removed[0]) as MemberRecord, remaining: removed[1] } : undefined;
       },
     },

@@ -56,8 +56,14 @@ describe.skipIf(!redisUrl)('hosted records in Redis', () => {
     expect(await onLive.hosted!.removeHostedBy(roomId, bob.record.id, dead)).toBeUndefined();
     expect((await onLive.members(roomId)).map((record) => record.id).sort()).toEqual([bob.record.id, cyd.record.id].sort());
 
+    // the hosting instances: the dead one still, until a full look at the hosts finds it hosts nobody
+    expect((await onLive.hosted!.instances(roomId)).sort()).toEqual([dead, live].sort());
+    await onLive.hosted!.hosts(roomId);
+    expect(await onLive.hosted!.instances(roomId)).toEqual([live]);
+
     await onLive.leave(roomId, cyd.record.id);
     await onDead.join(roomId, cyd, undefined, T0);
+    expect((await onLive.hosted!.instances(roomId)).sort()).toEqual([dead, live].sort());
     expect(await onLive.hosted!.removeHostedBy(roomId, bob.record.id, live)).toEqual({ record: bob, remaining: 1 });
     expect(await onLive.hosted!.removeHostedBy(roomId, cyd.record.id, dead)).toEqual({ record: cyd, remaining: 0 });
     expect(await onLive.startedAt(roomId)).toBeUndefined();
@@ -69,7 +75,7 @@ describe.skipIf(!redisUrl)('hosted records in Redis', () => {
     const roomId = randomUUID();
     await store.join(roomId, member('Ada'), undefined, T0);
     const keys = (await roomKeys(roomId)).sort();
-    expect(keys).toEqual(['hosts', 'members', 'started_at'].map((name) => `convene:signaling:room:${roomId}:${name}`));
+    expect(keys).toEqual(['changes', 'host_instances', 'hosts', 'members', 'started_at', 'versions'].map((name) => `convene:signaling:room:${roomId}:${name}`));
     for (const key of keys) {
       expect(await look().pttl(key)).toBeGreaterThan(ROOM_RECORDS_TTL_MS - DAY_MS);
       expect(await look().pttl(key)).toBeLessThanOrEqual(ROOM_RECORDS_TTL_MS);
@@ -87,6 +93,7 @@ describe.skipIf(!redisUrl)('hosted records in Redis', () => {
     const [wes, uma] = [guestRecord('Wes'), guestRecord('Uma')];
     await onDead.add(roomId, wes);
     await onDead.add(roomId, uma);
+    expect(await onLive.hosted!.instances(roomId)).toEqual([dead]);
     expect(await onLive.hosted!.hosts(roomId)).toEqual(
       new Map([
         [wes.id, dead],

@@ -151,13 +151,86 @@ function membershipContract(stores: () => [MembershipStore, MembershipStore]) {
   });
 }
 
+/** A guest member who joined `seconds` after T0 (join order is by join time). */
+const arrival = (name: string, seconds: number): Member => {
+  const { record } = member(name);
+  const joinedAt = new Date(T0 + seconds * 1000).toISOString();
+  return { record: { ...record, control: { ...record.control, joined_at: joinedAt, hand_updated_at: joinedAt } } };
+};
+
 describeRoomStore('membership store', { local: createLocalMembershipStore, redis: createRedisMembershipStore }, membershipContract, (store, look) => {
+  const key = (roomId: string, name: string) => `convene:signaling:room:${roomId}:${name}`;
+  /** What a reader that has read nothing before sees: the room as stored. */
+  const freshRead = (roomId: string) => store().members(roomId);
+
   it('leaves no key behind once a room is empty', async () => {
     const roomId = randomUUID();
-    const ada = member('Ada');
+    const [ada, bob] = [member('Ada'), member('Bob')];
     await store().join(roomId, ada, 5, T0);
-    expect(await look().exists(`convene:signaling:room:${roomId}:members`, `convene:signaling:room:${roomId}:started_at`)).toBe(2);
+    await store().join(roomId, bob, 5, T0);
+    await store().leave(roomId, bob.record.id); // a removal remembered
+    expect(await look().exists(key(roomId, 'members'), key(roomId, 'started_at'), key(roomId, 'gone'))).toBe(3);
     await store().leave(roomId, ada.record.id);
-    expect(await look().keys(`convene:signaling:room:${roomId}:*`)).toEqual([]);
+    expect(await look().keys(key(roomId, '*'))).toEqual([]);
+  });
+
+  it('reads only what changed since its last read, and sees the room as a fresh reader does, in join order', async () => {
+    const [reader, writer] = [store(), store()];
+    const roomId = randomUUID();
+    const [ada, bob, cyd, dee] = [arrival('Ada', 1), arrival('Bob', 2), arrival('Cyd', 3), arrival('Dee', 4)];
+    await writer.join(roomId, ada, undefined, T0);
+    await writer.join(roomId, cyd, undefined, T0);
+    expect(await reader.members(roomId)).toEqual([ada.record, cyd.record]);
+
+    // an earlier arrival written after a later one, a change, a leave and a new join
+    await writer.join(roomId, bob, undefined, T0);
+    const raised: Member = { record: { ...cyd.record, control: { ...cyd.record.control, hand_is_up: true } } };
+    await writer.update(roomId, raised);
+    await writer.join(roomId, dee, undefined, T0);
+    await writer.leave(roomId, ada.record.id);
+    const second = await reader.members(roomId);
+    expect(second).toEqual([bob.record, raised.record, dee.record]);
+    expect(second).toEqual(await freshRead(roomId));
+
+    // Ada comes back: a new join time puts her last
+    const back = arrival('Ada', 9);
+    const adaBack: Member = { record: { ...back.record, id: ada.record.id } };
+    await writer.join(roomId, adaBack, undefined, T0);
+    await writer.leave(roomId, bob.record.id);
+    expect(await reader.members(roomId)).toEqual([raised.record, dee.record, adaBack.record]);
+    for (const id of [cyd, dee, ada].map((m) => m.record.id)) await writer.leave(roomId, id);
+  });
+
+  it('reads the room whole when it emptied and filled again, or when its changes were forgotten', async () => {
+    const [reader, writer] = [store(), store()];
+    const roomId = randomUUID();
+    const [ada, bob] = [arrival('Ada', 1), arrival('Bob', 2)];
+    await writer.join(roomId, ada, undefined, T0);
+    expect(await reader.members(roomId)).toEqual([ada.record]);
+    await writer.leave(roomId, ada.record.id);
+    await writer.join(roomId, bob, undefined, T0); // a new session of the room: its versions start again
+    expect(await reader.members(roomId)).toEqual([bob.record]);
+
+    // more removals than are remembered (512) and more changes than are sent (1,000) since the reader's last read
+    const crowd = Array.from({ length: 1_100 }, (_, i) => arrival(`P${i}`, 10 + i));
+    for (const m of crowd) await writer.join(roomId, m, undefined, T0);
+    for (const m of crowd.slice(0, 600)) await writer.leave(roomId, m.record.id);
+    expect(await look().hget(key(roomId, 'versions'), 'floor')).not.toBe('0');
+    expect(await reader.members(roomId)).toEqual([bob.record, ...crowd.slice(600).map((m) => m.record)]);
+    expect(await look().zcard(key(roomId, 'gone'))).toBeLessThanOrEqual(512);
+    for (const m of [bob, ...crowd.slice(600)]) await writer.leave(roomId, m.record.id);
+    expect(await look().keys(key(roomId, '*'))).toEqual([]);
+  });
+
+  it('reads the room whole when a member was written without a version (by an older Convene)', async () => {
+    const [reader, writer] = [store(), store()];
+    const roomId = randomUUID();
+    const [ada, bob] = [arrival('Ada', 1), arrival('Bob', 2)];
+    await writer.join(roomId, ada, undefined, T0);
+    expect(await reader.members(roomId)).toEqual([ada.record]);
+    await look().hset(key(roomId, 'members'), bob.record.id, JSON.stringify(bob));
+    expect(await reader.members(roomId)).toEqual([ada.record, bob.record]);
+    await writer.leave(roomId, ada.record.id);
+    await writer.leave(roomId, bob.record.id);
   });
 });

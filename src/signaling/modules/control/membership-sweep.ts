@@ -115,11 +115,22 @@ async function removeMember(sweeper: Sweeper, hub: RoomHub, room: RoomContext, i
   }
 }
 
-/** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept. */
+/**
+ * Whether an instance hosting records of the room is dead: the cheap look before a join, which
+ * reads the few hosting instances instead of every record's host (a room of thousands filling up
+ * would read them all once per joiner).
+ */
+async function hostsAnyGone({ members, waiting, liveness }: Sweeper, roomId: string): Promise<boolean> {
+  const [memberHosts, waitingHosts] = await Promise.all([members.instances(roomId), waiting.instances(roomId)]);
+  if (memberHosts.length + waitingHosts.length === 0) return false;
+  return (await liveness.gone([...memberHosts, ...waitingHosts])).size > 0;
+}
+
+/** Before a `join`: this instance's liveness key exists (it will host a record), and the room is swept if a host of it died. */
 async function sweepBeforeJoin(sweeper: Sweeper, session: Session, hub: RoomHub): Promise<void> {
   await sweeper.liveness.registered();
   try {
-    await sweep(sweeper, hub, session.room);
+    if (await hostsAnyGone(sweeper, session.room.roomId)) await sweep(sweeper, hub, session.room);
   } catch (err) {
     // Redis away: the join would fail next, so it fails here; otherwise the dead wait for the next sweep
     if (isRedisDown(err)) throw err;
