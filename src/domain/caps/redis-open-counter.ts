@@ -13,6 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import { once, type OpenCounter } from './open-counter.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 const keyOf = (key: string) => `convene:caps:${key}`;
 /** A day: far longer than a crashed instance's counts live (the next acquire on the key drops them). */
@@ -23,7 +24,7 @@ const KEY_LIFETIME_MS = 24 * 60 * 60 * 1000;
  * of KEYS[i], ARGV[2 + n + i]: what this instance would hold under KEYS[i] with the new one, then the
  * dead instances. Answers 0 (and writes the new counts), or i for a KEYS[i] the new one would exceed.
  */
-const ACQUIRE = `
+const ACQUIRE = luaScript(`
 local n = #KEYS
 for i, key in ipairs(KEYS) do
   for j = 2 * n + 3, #ARGV do redis.call('HDEL', key, ARGV[j]) end
@@ -38,16 +39,16 @@ for i, key in ipairs(KEYS) do
   redis.call('HSET', key, ARGV[1], ARGV[2 + n + i])
   redis.call('PEXPIRE', key, ARGV[2])
 end
-return 0`;
+return 0`);
 
 /** KEYS: the counters; ARGV[1]: this instance, ARGV[2]: the keys' lifetime, ARGV[2 + i]: what it holds under KEYS[i] (0: the field goes). */
-const WRITE = `
+const WRITE = luaScript(`
 for i, key in ipairs(KEYS) do
   local count = tonumber(ARGV[2 + i])
   if count > 0 then redis.call('HSET', key, ARGV[1], count) else redis.call('HDEL', key, ARGV[1]) end
   if redis.call('EXISTS', key) == 1 then redis.call('PEXPIRE', key, ARGV[2]) end
 end
-return 0`;
+return 0`);
 
 export interface InstanceJudge {
   /** This instance's id, the field its counts are kept under. */
@@ -74,7 +75,7 @@ export function createRedisOpenCounter(redis: Redis, instance: InstanceJudge): O
 
   async function write(keys: readonly string[]): Promise<void> {
     try {
-      await redis.eval(WRITE, keys.length, ...keys, instance.id, KEY_LIFETIME_MS, ...keys.map(heldUnder));
+      await WRITE.run(redis, keys.length, ...keys, instance.id, KEY_LIFETIME_MS, ...keys.map(heldUnder));
       for (const key of keys) unwritten.delete(key);
     } catch (err) {
       for (const key of keys) unwritten.add(key);
@@ -93,8 +94,8 @@ export function createRedisOpenCounter(redis: Redis, instance: InstanceJudge): O
       add(redisKeys, 1);
       let full: number;
       try {
-        full = (await redis.eval(
-          ACQUIRE,
+        full = (await ACQUIRE.run(
+          redis,
           redisKeys.length,
           ...redisKeys,
           instance.id,

@@ -5,6 +5,7 @@
  */
 import type { Redis } from 'ioredis';
 import { attemptsInFlight, limitOf, tooManyAttempts, type AttemptKey, type RateLimiter, type RateLimitPolicy } from './rate-limiter.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 const KEY_PREFIX = 'convene:rl:';
 /** Beside each failures counter, the attempts in flight on it (see `reserve`). */
@@ -25,7 +26,7 @@ const IN_FLIGHT_MS = 60_000;
  * sent apart let every concurrent attempt (on this instance or another) read the count before any
  * of them raises it.
  */
-const RESERVE = `
+const RESERVE = luaScript(`
 local waitMs = -1
 for i = 1, #KEYS / 2 do
   local failures = tonumber(redis.call('GET', KEYS[2 * i - 1]) or '0')
@@ -43,13 +44,13 @@ for i = 1, #KEYS / 2 do
   redis.call('INCR', KEYS[2 * i])
   redis.call('PEXPIRE', KEYS[2 * i], ARGV[2])
 end
-return -1`;
+return -1`);
 
 /**
  * KEYS as for RESERVE; ARGV[1]: the window in ms, ARGV[2]: '1' to count a failure. The first failure
  * of a window starts it (atomic, so no counter outlives its window).
  */
-const RELEASE = `
+const RELEASE = luaScript(`
 for i = 1, #KEYS / 2 do
   if redis.call('DECR', KEYS[2 * i]) <= 0 then redis.call('DEL', KEYS[2 * i]) end
   if ARGV[2] == '1' then
@@ -57,7 +58,7 @@ for i = 1, #KEYS / 2 do
     if redis.call('PTTL', KEYS[2 * i - 1]) < 0 then redis.call('PEXPIRE', KEYS[2 * i - 1], ARGV[1]) end
   end
 end
-return 0`;
+return 0`);
 
 export function createRedisRateLimiter(redis: Redis, policy: RateLimitPolicy): RateLimiter {
   const windowMs = policy.windowSeconds * 1000;
@@ -68,12 +69,12 @@ export function createRedisRateLimiter(redis: Redis, policy: RateLimitPolicy): R
     async reserve(keys) {
       if (keys.length === 0) return;
       const limits = keys.map(({ scope }) => limitOf(policy, scope));
-      const waitMs = Number(await redis.eval(RESERVE, 2 * keys.length, ...pairs(keys), windowMs, IN_FLIGHT_MS, ...limits));
+      const waitMs = Number(await RESERVE.run(redis, 2 * keys.length, ...pairs(keys), windowMs, IN_FLIGHT_MS, ...limits));
       if (waitMs === 0) throw attemptsInFlight();
       if (waitMs >= 0) throw tooManyAttempts(waitMs);
     },
     async release(keys, failed) {
-      if (keys.length > 0) await redis.eval(RELEASE, 2 * keys.length, ...pairs(keys), windowMs, failed ? '1' : '0');
+      if (keys.length > 0) await RELEASE.run(redis, 2 * keys.length, ...pairs(keys), windowMs, failed ? '1' : '0');
     },
     async reset(keys) {
       if (keys.length > 0) await redis.del(...redisKeys(keys));

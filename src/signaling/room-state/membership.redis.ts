@@ -27,6 +27,7 @@
 import type { Redis } from 'ioredis';
 import { joinOrder } from './member-records.js';
 import type { Member, MemberRecord, MembershipStore } from './membership-store.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 /** How long a room's member and waiting-room keys outlive their last write or sweep: 8 days. */
 export const ROOM_RECORDS_TTL_MS = 8 * 24 * 60 * 60 * 1000;
@@ -99,7 +100,7 @@ end
 `;
 
 /** ARGV: id, member, limit (-1: none), now, instance ('' none), ttl. Returns the start time, or nil when the room is full. */
-const JOIN = `${HELPERS}
+const JOIN = luaScript(`${HELPERS}
 local limit = tonumber(ARGV[3])
 if limit >= 0 and redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and redis.call('HLEN', KEYS[1]) >= limit then
   return false
@@ -109,43 +110,43 @@ changed(ARGV[1])
 host(ARGV[1], ARGV[5])
 redis.call('SET', KEYS[2], ARGV[4], 'NX')
 extend(ARGV[6])
-return redis.call('GET', KEYS[2])`;
+return redis.call('GET', KEYS[2])`);
 
 /** ARGV: id, member, instance ('' none), ttl. Replaces the member only while it is there. */
-const UPDATE = `${HELPERS}
+const UPDATE = luaScript(`${HELPERS}
 if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 then return end
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 changed(ARGV[1])
 if ARGV[3] ~= '' then host(ARGV[1], ARGV[3]) end
-extend(ARGV[4])`;
+extend(ARGV[4])`);
 
 /** ARGV: id. Returns {removed (0|1), remaining}; the last one out deletes the room's keys. */
-const LEAVE = `${HELPERS}
+const LEAVE = luaScript(`${HELPERS}
 local gone = redis.call('HDEL', KEYS[1], ARGV[1])
 redis.call('HDEL', KEYS[3], ARGV[1])
 local remaining = redis.call('HLEN', KEYS[1])
 if remaining == 0 then emptied() elseif gone == 1 then removed(ARGV[1]) end
-return {gone, remaining}`;
+return {gone, remaining}`);
 
 /**
  * ARGV: ttl. Returns HGETALL of the hosts, makes the host instances those hosts (forgetting
  * instances that host nobody any more), and extends the room's keys' lifetime.
  */
-const HOSTS = `${HELPERS}
+const HOSTS = luaScript(`${HELPERS}
 extend(ARGV[1])
 local hosts = redis.call('HGETALL', KEYS[3])
 redis.call('DEL', KEYS[4])
 for index = 2, #hosts, 2 do redis.call('SADD', KEYS[4], hosts[index]) end
 if #hosts > 0 then redis.call('PEXPIRE', KEYS[4], ARGV[1]) end
-return hosts`;
+return hosts`);
 
 /** ARGV: ttl. Returns the host instances, and extends the room's keys' lifetime. */
-const HOST_INSTANCES = `${HELPERS}
+const HOST_INSTANCES = luaScript(`${HELPERS}
 extend(ARGV[1])
-return redis.call('SMEMBERS', KEYS[4])`;
+return redis.call('SMEMBERS', KEYS[4])`);
 
 /** ARGV: id, instance. Returns {member, remaining} when the instance hosted the member (now removed), else nil. */
-const REMOVE_HOSTED = `${HELPERS}
+const REMOVE_HOSTED = luaScript(`${HELPERS}
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return false end
 redis.call('HDEL', KEYS[3], ARGV[1])
 local member = redis.call('HGET', KEYS[1], ARGV[1])
@@ -153,14 +154,14 @@ if not member then return false end
 redis.call('HDEL', KEYS[1], ARGV[1])
 local remaining = redis.call('HLEN', KEYS[1])
 if remaining == 0 then emptied() else removed(ARGV[1]) end
-return {member, remaining}`;
+return {member, remaining}`);
 
 /**
  * KEYS: members, changes, gone, versions; ARGV: the reader's epoch, its version (-1: none).
  * Returns {epoch, version, count, 'all', records} or {epoch, version, count, 'changes', ids, their
  * records, removed ids}.
  */
-const READ = `
+const READ = luaScript(`
 local state = redis.call('HMGET', KEYS[4], 'epoch', 'v', 'floor')
 local epoch, version, floor = state[1] or '', tonumber(state[2] or '0'), tonumber(state[3] or '0')
 local count = redis.call('HLEN', KEYS[1])
@@ -173,7 +174,7 @@ local ids = redis.call('ZRANGEBYSCORE', KEYS[2], after, '+inf', 'LIMIT', 0, ${CH
 if #ids > ${CHANGES_SENT} then return {epoch, version, count, 'all', redis.call('HVALS', KEYS[1])} end
 local records = {}
 if #ids > 0 then records = redis.call('HMGET', KEYS[1], unpack(ids)) end
-return {epoch, version, count, 'changes', ids, records, redis.call('ZRANGEBYSCORE', KEYS[3], after, '+inf')}`;
+return {epoch, version, count, 'changes', ids, records, redis.call('ZRANGEBYSCORE', KEYS[3], after, '+inf')}`);
 
 type ReadReply =
   | [epoch: string, version: number, count: number, kind: 'all', records: string[]]
@@ -186,7 +187,7 @@ type ReadReply =
 export function createRedisMembershipStore(redis: Redis, instanceId = ''): MembershipStore {
   const read = readRooms();
   const members = async (roomId: string, since = read.since(roomId)): Promise<MemberRecord[]> => {
-    const reply = (await redis.eval(READ, 4, ...readKeysOf(roomId), since.epoch, since.version)) as ReadReply;
+    const reply = (await READ.run(redis, 4, ...readKeysOf(roomId), since.epoch, since.version)) as ReadReply;
     const records = read.apply(roomId, reply);
     // a count that does not add up: written by a Convene without versions; read it whole
     return records ?? members(roomId, { epoch: '', version: -1 });
@@ -194,14 +195,14 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
   return {
     async join(roomId, member, limit, nowMs) {
       const args = [member.record.id, JSON.stringify(member), limit ?? -1, nowMs, instanceId, ROOM_RECORDS_TTL_MS];
-      const startedAt = (await redis.eval(JOIN, KEY_COUNT, ...keysOf(roomId), ...args)) as string | null;
+      const startedAt = (await JOIN.run(redis, KEY_COUNT, ...keysOf(roomId), ...args)) as string | null;
       return startedAt === null ? { joined: false, reason: 'participant_limit_reached' } : { joined: true, startedAtMs: Number(startedAt) };
     },
     async update(roomId, member) {
-      await redis.eval(UPDATE, KEY_COUNT, ...keysOf(roomId), member.record.id, JSON.stringify(member), instanceId, ROOM_RECORDS_TTL_MS);
+      await UPDATE.run(redis, KEY_COUNT, ...keysOf(roomId), member.record.id, JSON.stringify(member), instanceId, ROOM_RECORDS_TTL_MS);
     },
     async leave(roomId, participantId) {
-      const [removed, remaining] = (await redis.eval(LEAVE, KEY_COUNT, ...keysOf(roomId), participantId)) as [number, number];
+      const [removed, remaining] = (await LEAVE.run(redis, KEY_COUNT, ...keysOf(roomId), participantId)) as [number, number];
       return { removed: removed === 1, remaining };
     },
     members: (roomId) => members(roomId),
@@ -215,13 +216,13 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
     },
     hosted: {
       async hosts(roomId) {
-        return pairs((await redis.eval(HOSTS, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
+        return pairs((await HOSTS.run(redis, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
       },
       async instances(roomId) {
-        return (await redis.eval(HOST_INSTANCES, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[];
+        return (await HOST_INSTANCES.run(redis, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[];
       },
       async removeHostedBy(roomId, participantId, hostId) {
-        const removed = (await redis.eval(REMOVE_HOSTED, KEY_COUNT, ...keysOf(roomId), participantId, hostId)) as [string, number] | null;
+        const removed = (await REMOVE_HOSTED.run(redis, KEY_COUNT, ...keysOf(roomId), participantId, hostId)) as [string, number] | null;
         return removed ? { record: JSON.parse(removed[0]) as Member, remaining: removed[1] } : undefined;
       },
     },

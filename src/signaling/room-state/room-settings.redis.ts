@@ -9,17 +9,18 @@
 import type { Redis } from 'ioredis';
 import { ROOM_RECORDS_TTL_MS } from './membership.redis.js';
 import type { RoomSettingsStore } from './room-settings-store.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 const settingsKey = (roomId: string) => `convene:signaling:room:${roomId}:settings`;
 const RAISE_HANDS_DISABLED = 'raise_hands_disabled';
 const WAITING_ROOM = 'waiting_room';
 
 /** KEYS: settings; ARGV: field, value, ttl. Returns the field's value before (nil when unset). */
-const SWAP = `
+const SWAP = luaScript(`
 local previous = redis.call('HGET', KEYS[1], ARGV[1])
 redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return previous`;
+return previous`);
 
 const switchOf = (value: string | null): boolean | undefined => (value === null ? undefined : value === '1');
 
@@ -35,7 +36,7 @@ export function createRedisRoomSettingsStore(redis: Redis): RoomSettingsStore {
       else await redis.multi().hset(settingsKey(roomId), RAISE_HANDS_DISABLED, '1').pexpire(settingsKey(roomId), ROOM_RECORDS_TTL_MS).exec();
     },
     async setWaitingRoom(roomId, on) {
-      const previous = (await redis.eval(SWAP, 1, settingsKey(roomId), WAITING_ROOM, on ? '1' : '0', ROOM_RECORDS_TTL_MS)) as string | null;
+      const previous = (await SWAP.run(redis, 1, settingsKey(roomId), WAITING_ROOM, on ? '1' : '0', ROOM_RECORDS_TTL_MS)) as string | null;
       return switchOf(previous);
     },
     async forget(roomId) {

@@ -12,6 +12,7 @@ import type { Redis } from 'ioredis';
 import type { MemberRecord } from './membership-store.js';
 import { pairs, ROOM_RECORDS_TTL_MS } from './membership.redis.js';
 import type { WaitingRoomStore } from './waiting-room-store.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 const keysOf = (roomId: string) => {
   const prefix = `convene:signaling:room:${roomId}`;
@@ -39,35 +40,35 @@ end
 `;
 
 /** ARGV: id. Returns 1 when it was waiting, else 0. */
-const REMOVE = `${TAKE_OUT}
-return takeOut(ARGV[1])`;
+const REMOVE = luaScript(`${TAKE_OUT}
+return takeOut(ARGV[1])`);
 
 /** ARGV: id, ttl. Returns 1 when it was waiting (and is now accepted), else 0. */
-const ACCEPT = `${TAKE_OUT}
+const ACCEPT = luaScript(`${TAKE_OUT}
 if takeOut(ARGV[1]) == 0 then return 0 end
 redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
-return 1`;
+return 1`);
 
 /**
  * ARGV: ttl. Returns HGETALL of the hosts, makes the host instances those hosts', and extends the
  * keys' lifetime.
  */
-const HOSTS = `
+const HOSTS = luaScript(`
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
 local hosts = redis.call('HGETALL', KEYS[2])
 redis.call('DEL', KEYS[3])
 for index = 2, #hosts, 2 do redis.call('SADD', KEYS[3], hosts[index]) end
 if #hosts > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
-return hosts`;
+return hosts`);
 
 /** ARGV: ttl. Returns the host instances, and extends the keys' lifetime. */
-const HOST_INSTANCES = `
+const HOST_INSTANCES = luaScript(`
 for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
-return redis.call('SMEMBERS', KEYS[3])`;
+return redis.call('SMEMBERS', KEYS[3])`);
 
 /** ARGV: id, instance. Returns {record, remaining} when the instance hosted it (now removed), else nil. */
-const REMOVE_HOSTED = `${TAKE_OUT}
+const REMOVE_HOSTED = luaScript(`${TAKE_OUT}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return false end
 local record = redis.call('HGET', KEYS[1], ARGV[1])
 if not record then
@@ -75,7 +76,7 @@ if not record then
   return false
 end
 takeOut(ARGV[1])
-return {record, redis.call('HLEN', KEYS[1])}`;
+return {record, redis.call('HLEN', KEYS[1])}`);
 
 /** `instanceId`: the instance this store's writes come from, recorded as the host of each one it adds; without it (store tests) none. */
 export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): WaitingRoomStore {
@@ -90,10 +91,10 @@ export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): Wait
       failed(await adding.exec());
     },
     async remove(roomId, participantId) {
-      return (await redis.eval(REMOVE, 4, ...scriptKeys(roomId), participantId)) === 1;
+      return (await REMOVE.run(redis, 4, ...scriptKeys(roomId), participantId)) === 1;
     },
     async accept(roomId, participantId) {
-      return (await redis.eval(ACCEPT, 4, ...scriptKeys(roomId), participantId, ROOM_RECORDS_TTL_MS)) === 1;
+      return (await ACCEPT.run(redis, 4, ...scriptKeys(roomId), participantId, ROOM_RECORDS_TTL_MS)) === 1;
     },
     async waiting(roomId) {
       const records = await redis.hvals(keysOf(roomId).waiting);
@@ -110,13 +111,13 @@ export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): Wait
     },
     hosted: {
       async hosts(roomId) {
-        return pairs((await redis.eval(HOSTS, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
+        return pairs((await HOSTS.run(redis, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
       },
       async instances(roomId) {
-        return (await redis.eval(HOST_INSTANCES, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[];
+        return (await HOST_INSTANCES.run(redis, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[];
       },
       async removeHostedBy(roomId, participantId, hostId) {
-        const removed = (await redis.eval(REMOVE_HOSTED, 4, ...scriptKeys(roomId), participantId, hostId)) as [string, number] | null;
+        const removed = (await REMOVE_HOSTED.run(redis, 4, ...scriptKeys(roomId), participantId, hostId)) as [string, number] | null;
         return removed ? { record: JSON.parse(removed[0]) as MemberRecord, remaining: removed[1] } : undefined;
       },
     },

@@ -13,14 +13,15 @@ import {
   type StoredResumption,
   type TicketData,
 } from '../../domain/tickets/signaling-store.js';
+import { luaScript } from '../../redis/lua-script.js';
 
 const ticketKey = (ticket: string) => `convene:signaling:ticket:${ticket}`;
 const resumptionKey = (token: string) => `convene:signaling:resumption:${token}`;
 
 /** Deletes the key only if it still holds the value read: a take racing another take or a reconnect loses. */
-const DELETE_IF_UNCHANGED = `
+const DELETE_IF_UNCHANGED = luaScript(`
 if redis.call('GET', KEYS[1]) == ARGV[1] then return redis.call('DEL', KEYS[1]) end
-return 0`;
+return 0`);
 
 export function createRedisSignalingStore(redis: Redis): SignalingStore {
   return {
@@ -58,7 +59,7 @@ export function createRedisSignalingStore(redis: Redis): SignalingStore {
       if (stored.connected && !(stored.instance !== undefined && (await redis.exists(instanceKey(stored.instance))) === 0)) {
         return { outcome: 'running' };
       }
-      const deleted = await redis.eval(DELETE_IF_UNCHANGED, 1, key, raw);
+      const deleted = await DELETE_IF_UNCHANGED.run(redis, 1, key, raw);
       if (deleted !== 1) return { outcome: 'none' };
       const { connected: _, ...record } = stored;
       return { outcome: 'resumed', record };

@@ -13,6 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import { HISTORY_LIMIT, noneSeen, pairOf, type ChatStore, type LastSeen, type PostOutcome, type StoredMessage } from './chat-store.js';
+import { luaScript } from '../../../redis/lua-script.js';
 
 /** How long a room's chat keys outlive their last change. */
 export const CHAT_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -34,7 +35,7 @@ const keysOf = (roomId: string) => {
  * KEYS: index, disabled, history, and for a private message the correspondents of source and of
  * target; ARGV: message, limit, ttl, source, target. Returns the outcome.
  */
-const POST = `
+const POST = luaScript(`
 if redis.call('EXISTS', KEYS[2]) == 1 then return 'chat_disabled' end
 redis.call('RPUSH', KEYS[3], ARGV[1])
 redis.call('LTRIM', KEYS[3], -tonumber(ARGV[2]), -1)
@@ -49,15 +50,15 @@ for _, key in ipairs(written) do
   redis.call('SADD', KEYS[1], key)
 end
 redis.call('PEXPIRE', KEYS[1], ARGV[3])
-return 'posted'`;
+return 'posted'`);
 
 /** KEYS: index. Deletes every key it lists (in batches: Lua's unpack has a limit), then itself. */
-const FORGET = `
+const FORGET = luaScript(`
 local keys = redis.call('SMEMBERS', KEYS[1])
 for i = 1, #keys, 500 do
   redis.call('DEL', unpack(keys, i, math.min(i + 499, #keys)))
 end
-redis.call('DEL', KEYS[1])`;
+redis.call('DEL', KEYS[1])`);
 
 const parse = (raw: string) => JSON.parse(raw) as StoredMessage;
 
@@ -114,7 +115,7 @@ export function createRedisChatStore(redis: Redis): ChatStore {
       const history = scope === 'global' ? keys.global : scope === 'group' ? keys.group(target) : keys.pair(source, target);
       const scoped = [keys.index, keys.disabled, history];
       if (scope === 'private') scoped.push(keys.correspondents(source), keys.correspondents(target));
-      return (await redis.eval(POST, scoped.length, ...scoped, JSON.stringify(message), HISTORY_LIMIT, ttl, source, target)) as PostOutcome;
+      return (await POST.run(redis, scoped.length, ...scoped, JSON.stringify(message), HISTORY_LIMIT, ttl, source, target)) as PostOutcome;
     },
 
     async setEnabled(roomId, enabled) {
@@ -142,7 +143,7 @@ export function createRedisChatStore(redis: Redis): ChatStore {
     },
 
     async forget(roomId) {
-      await redis.eval(FORGET, 1, keysOf(roomId).index);
+      await FORGET.run(redis, 1, keysOf(roomId).index);
     },
   };
 }

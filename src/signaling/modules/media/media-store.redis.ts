@@ -31,6 +31,7 @@ import {
   type PublisherRecord,
   type SpeakerState,
 } from './media-store.js';
+import { luaScript, type LuaScript } from '../../../redis/lua-script.js';
 
 /** How long a room's media keys outlive their last change. */
 export const MEDIA_KEY_TTL_MS = 7 * 24 * 60 * 60 * 1000;
@@ -71,51 +72,51 @@ local function extend()
 end`;
 
 /** ARGV[3]: which key (a hash), ARGV[4]: field, ARGV[5]: value. */
-const SET_FIELD = `${PRELUDE}
+const SET_FIELD = luaScript(`${PRELUDE}
 redis.call('HSET', KEYS[tonumber(ARGV[3])], ARGV[4], ARGV[5])
-extend()`;
+extend()`);
 
 /** ARGV[3]: the allow list. */
-const SET_FORCE_MUTE = `${PRELUDE}
+const SET_FORCE_MUTE = luaScript(`${PRELUDE}
 redis.call('SET', KEYS[3], ARGV[3])
-extend()`;
+extend()`);
 
 /** ARGV[3…]: participant ids. Returns those that were not presenters. */
-const ADD_PRESENTERS = `${PRELUDE}
+const ADD_PRESENTERS = luaScript(`${PRELUDE}
 local added = {}
 for i = 3, #ARGV do
   if redis.call('SADD', KEYS[2], ARGV[i]) == 1 then table.insert(added, ARGV[i]) end
 end
 extend()
-return added`;
+return added`);
 
 /** ARGV[3…]: participant ids. Returns those that were presenters. */
-const REMOVE_PRESENTERS = `
+const REMOVE_PRESENTERS = luaScript(`
 local removed = {}
 for i = 3, #ARGV do
   if redis.call('SREM', KEYS[2], ARGV[i]) == 1 then table.insert(removed, ARGV[i]) end
 end
-return removed`;
+return removed`);
 
 /** ARGV[3]: the candidate, encoded. Returns the assignment in force, encoded. */
-const ASSIGN = `${PRELUDE}
+const ASSIGN = luaScript(`${PRELUDE}
 local current = redis.call('GET', KEYS[5])
 if assigned_server(current) then return current end
 redis.call('SET', KEYS[5], ARGV[3])
 extend()
-return ARGV[3]`;
+return ARGV[3]`);
 
 /** ARGV[3]: the expected assignment, encoded. Returns 1 when it deleted it. */
-const RELEASE = `
+const RELEASE = luaScript(`
 if redis.call('GET', KEYS[5]) ~= ARGV[3] then return 0 end
 redis.call('DEL', KEYS[5])
-return 1`;
+return 1`);
 
 /**
  * Returns the next feed id. A counter that is not a positive integer (corrupt) continues above the
  * highest feed id the room's publishers hold, so that no feed id in use is handed out again.
  */
-const NEXT_FEED_ID = `${PRELUDE}
+const NEXT_FEED_ID = luaScript(`${PRELUDE}
 local id = redis.pcall('INCR', KEYS[6])
 if type(id) ~= 'number' or id < 1 then
   id = 1
@@ -126,7 +127,7 @@ if type(id) ~= 'number' or id < 1 then
   redis.call('SET', KEYS[6], string.format('%d', id))
 end
 extend()
-return id`;
+return id`);
 
 const field = (participantId: string, type: MediaSessionType) => `${participantId}:${type}`;
 const fieldsOf = (participantId: string) => MEDIA_SESSION_TYPES.map((type) => field(participantId, type));
@@ -209,8 +210,8 @@ function sessionsFrom(participantIds: readonly string[], values: (string | null)
 
 export function createRedisMediaStore(redis: Redis): MediaStore {
   const ttl = MEDIA_KEY_TTL_MS;
-  const run = (script: string, roomId: string, ...args: (string | number)[]) => {
-    return redis.eval(script, KEY_COUNT, ...Object.values(keysOf(roomId)), ttl, roomId, ...args);
+  const run = (script: LuaScript, roomId: string, ...args: (string | number)[]) => {
+    return script.run(redis, KEY_COUNT, ...Object.values(keysOf(roomId)), ttl, roomId, ...args);
   };
   const setField = async (roomId: string, hash: keyof typeof HASH_INDEX, name: string, value: string) => {
     await run(SET_FIELD, roomId, HASH_INDEX[hash], name, value);

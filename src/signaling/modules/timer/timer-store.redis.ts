@@ -13,6 +13,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { RunningTimer, TimerStore } from './timer-store.js';
+import { luaScript } from '../../../redis/lua-script.js';
 
 const timerKey = (roomId: string) => `convene:signaling:room:${roomId}:timer`;
 const readyKey = (roomId: string) => `convene:signaling:room:${roomId}:timer_ready`;
@@ -32,14 +33,14 @@ const encode = (timer: RunningTimer) => `${timer.timer_id} ${timer.ready_check_e
 const decode = (raw: string) => JSON.parse(raw.slice(raw.indexOf(' {') + 1)) as RunningTimer;
 
 /** KEYS: timer, ready statuses; ARGV: timer id. Deletes both if the timer is still that one. */
-const TAKE = `
+const TAKE = luaScript(`
 local raw = redis.call('GET', KEYS[1])
 if not raw or string.match(raw, '^(%S+) ') ~= ARGV[1] then return 0 end
 redis.call('DEL', KEYS[1], KEYS[2])
-return 1`;
+return 1`);
 
 /** KEYS: timer, ready statuses; ARGV: timer id, participant id, '1' or '0'. The statuses expire with the timer. */
-const SET_READY_STATUS = `
+const SET_READY_STATUS = luaScript(`
 local raw = redis.call('GET', KEYS[1])
 if not raw then return 0 end
 local id, ready_check = string.match(raw, '^(%S+) (%d) ')
@@ -47,7 +48,7 @@ if id ~= ARGV[1] or ready_check ~= '1' then return 0 end
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 local ttl = redis.call('PTTL', KEYS[1])
 if ttl > 0 then redis.call('PEXPIRE', KEYS[2], ttl) end
-return 1`;
+return 1`);
 
 /** How long the timer's keys live unless a take deletes them first. */
 function keyLifetimeMs(timer: RunningTimer): number {
@@ -65,10 +66,10 @@ export function createRedisTimerStore(redis: Redis): TimerStore {
       return raw === null ? undefined : decode(raw);
     },
     async take(roomId, timerId) {
-      return (await redis.eval(TAKE, 2, timerKey(roomId), readyKey(roomId), timerId)) === 1;
+      return (await TAKE.run(redis, 2, timerKey(roomId), readyKey(roomId), timerId)) === 1;
     },
     async setReadyStatus(roomId, timerId, participantId, status) {
-      const stored = await redis.eval(SET_READY_STATUS, 2, timerKey(roomId), readyKey(roomId), timerId, participantId, status ? '1' : '0');
+      const stored = await SET_READY_STATUS.run(redis, 2, timerKey(roomId), readyKey(roomId), timerId, participantId, status ? '1' : '0');
       return stored === 1;
     },
     async readyStatuses(roomId, participantIds) {
