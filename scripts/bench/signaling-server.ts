@@ -82,6 +82,8 @@ async function primary(redis: boolean) {
     url.pathname = `/${rows[0]!.name}`;
     databaseUrl = url.toString();
   }
+  // as `convene serve` does right after it listens: the fill measures a running server, not its start
+  await app.convene.warmUp();
   const ready: ServerReady = {
     type: 'ready',
     url: app.url,
@@ -114,6 +116,7 @@ async function secondary(databaseUrl: string, issuer: string): Promise<{ convene
   });
   const instance = await createConvene(config, { logger: pino({ level: 'silent' }) });
   const { port } = await instance.listen(0, '127.0.0.1');
+  await instance.warmUp();
   send({ type: 'ready', url: `http://127.0.0.1:${port}` } satisfies ServerReady);
   return { convene: instance, close: () => instance.close() };
 }
