@@ -186,12 +186,13 @@ type ReadReply =
  */
 export function createRedisMembershipStore(redis: Redis, instanceId = ''): MembershipStore {
   const read = readRooms();
-  const members = async (roomId: string, since = read.since(roomId)): Promise<MemberRecord[]> => {
+  const readRoom = async (roomId: string, since = read.since(roomId)): Promise<MemberRecord[]> => {
     const reply = (await READ.run(redis, 4, ...readKeysOf(roomId), since.epoch, since.version)) as ReadReply;
     const records = read.apply(roomId, reply);
     // a count that does not add up: written by a Convene without versions; read it whole
-    return records ?? members(roomId, { epoch: '', version: -1 });
+    return records ?? readRoom(roomId, { epoch: '', version: -1 });
   };
+  const members = oneReadAtATime(readRoom);
   return {
     async join(roomId, member, limit, nowMs) {
       const args = [member.record.id, JSON.stringify(member), limit ?? -1, nowMs, instanceId, ROOM_RECORDS_TTL_MS];
@@ -205,7 +206,8 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
       const [removed, remaining] = (await LEAVE.run(redis, KEY_COUNT, ...keysOf(roomId), participantId)) as [number, number];
       return { removed: removed === 1, remaining };
     },
-    members: (roomId) => members(roomId),
+    // each caller its own array: they share a read
+    members: async (roomId) => (await members(roomId)).slice(),
     async member(roomId, participantId) {
       const member = await redis.hget(keysOf(roomId)[0]!, participantId);
       return member === null ? undefined : (JSON.parse(member) as Member);
@@ -226,6 +228,33 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
         return removed ? { record: JSON.parse(removed[0]) as Member, remaining: removed[1] } : undefined;
       },
     },
+  };
+}
+
+/**
+ * One read of a room in flight at a time: calls made while one is on its way share the next read,
+ * sent once that one is answered, so every caller's answer was read after its call (a joiner's
+ * list must name everyone who joined before it). While a room fills, dozens of joins on an instance
+ * read it at once; each read would otherwise ask for the changes since the same stale version, and
+ * Redis would send the same hundreds of records to each of them.
+ */
+function oneReadAtATime<T>(read: (roomId: string) => Promise<T>): (roomId: string) => Promise<T> {
+  const flights = new Map<string, { answer: Promise<T>; next?: Promise<T> }>();
+  const launch = (roomId: string): Promise<T> => {
+    const flight: { answer: Promise<T>; next?: Promise<T> } = { answer: read(roomId) };
+    flights.set(roomId, flight);
+    const landed = () => {
+      if (flights.get(roomId) === flight && flight.next === undefined) flights.delete(roomId);
+    };
+    flight.answer.then(landed, landed);
+    return flight.answer;
+  };
+  const settled = () => undefined;
+  return (roomId) => {
+    const flight = flights.get(roomId);
+    if (!flight) return launch(roomId);
+    flight.next ??= flight.answer.then(settled, settled).then(() => launch(roomId));
+    return flight.next;
   };
 }
 

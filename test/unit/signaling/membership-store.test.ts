@@ -3,6 +3,7 @@
  * the Redis store through two connections (two service instances sharing one room).
  */
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { expect, it } from 'vitest';
 
 import type { Member, MemberRecord, MembershipStore } from '../../../src/signaling/room-state/membership-store.js';
@@ -220,6 +221,39 @@ describeRoomStore('membership store', { local: createLocalMembershipStore, redis
     expect(await look().zcard(key(roomId, 'gone'))).toBeLessThanOrEqual(512);
     for (const m of [bob, ...crowd.slice(600)]) await writer.leave(roomId, m.record.id);
     expect(await look().keys(key(roomId, '*'))).toEqual([]);
+  });
+
+  it('sends one read of a room at a time; calls made meanwhile share the next, which names everyone who joined before them', async () => {
+    // a real connection whose answers to scripts the test can hold back (a slow Redis), and which counts them
+    const connection = new Redis(process.env.REDIS_URL!);
+    const evalsha = connection.evalsha.bind(connection);
+    let [reads, held] = [0, Promise.resolve()];
+    connection.evalsha = ((...args: Parameters<typeof evalsha>) => {
+      reads++;
+      const answer = evalsha(...args);
+      return held.then(() => answer);
+    }) as typeof connection.evalsha;
+    try {
+      const [reader, writer] = [createRedisMembershipStore(connection), store()];
+      const roomId = randomUUID();
+      const [ada, bob] = [arrival('Ada', 1), arrival('Bob', 2)];
+      await writer.join(roomId, ada, undefined, T0);
+      await connection.ping(); // connected: a command goes out when it is made
+      let release = () => {};
+      held = new Promise((resolve) => (release = resolve));
+      const first = reader.members(roomId); // on its way, answer held back
+      await writer.join(roomId, bob, undefined, T0);
+      const [second, third] = [reader.members(roomId), reader.members(roomId)];
+      release();
+      expect(await first).toEqual([ada.record]);
+      expect(await second).toEqual([ada.record, bob.record]);
+      expect(await third).toEqual([ada.record, bob.record]);
+      expect(reads).toBe(2);
+      await writer.leave(roomId, ada.record.id);
+      await writer.leave(roomId, bob.record.id);
+    } finally {
+      await connection.quit();
+    }
   });
 
   it('reads the room whole when a member was written without a version (by an older Convene)', async () => {
