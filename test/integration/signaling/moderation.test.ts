@@ -266,8 +266,10 @@ describe.skipIf(!redisUrl)("the room's state in Redis", () => {
   it('is gone once a guest who waited alone has left', async () => {
     const { roomId, guest } = await room();
     const gus = await wait(guest, 'Gus');
-    // `waiting_hosts`: the instance of each waiting record, for crash cleanup (control/membership-sweep.ts)
-    expect(await roomKeysLeft(roomId, 0)).toEqual(['waiting', 'waiting_hosts'].map((name) => `convene:signaling:room:${roomId}:${name}`));
+    // `waiting_hosts` and `waiting_host_instances`: the instance of each waiting record, and the instances, for crash cleanup (control/membership-sweep.ts)
+    expect(await roomKeysLeft(roomId, 0)).toEqual(
+      ['waiting', 'waiting_host_instances', 'waiting_hosts'].map((name) => `convene:signaling:room:${roomId}:${name}`),
+    );
     await gus.close();
     expect(await roomKeysLeft(roomId)).toEqual([]);
   });
@@ -285,7 +287,9 @@ describe.skipIf(!redisUrl)("the room's state in Redis", () => {
     ida.command('control', 'enter_room');
     await ida.next('control', 'join_success');
     const key = (name: string) => `convene:signaling:room:${roomId}:${name}`;
-    expect(await roomKeysLeft(roomId, 0)).toEqual(['accepted', 'hosts', 'members', 'started_at', 'waiting', 'waiting_hosts'].map(key));
+    // the members' versions (`changes`, `gone`, `versions`) let an instance read only what changed (membership.redis.ts)
+    const names = ['accepted', 'changes', 'host_instances', 'hosts', 'members', 'started_at', 'versions', 'waiting', 'waiting_host_instances', 'waiting_hosts'];
+    expect(await roomKeysLeft(roomId, 0)).toEqual(names.map(key));
 
     await Promise.all([gus.close(), uwe.close(), ida.close(), alice.close()]);
     expect(await roomKeysLeft(roomId)).toEqual([]);

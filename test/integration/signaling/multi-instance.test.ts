@@ -212,7 +212,20 @@ describe.skipIf(!redisUrl)('two instances over one database and Redis', () => {
     await alice.next('timer', 'updated_ready_status');
     const key = (name: string) => `convene:signaling:room:${roomId}:${name}`;
     // `hosts` and `waiting_hosts`: the instance of each record, for crash cleanup (membership-sweep.ts)
-    const names = ['accepted', 'hosts', 'members', 'started_at', 'timer', 'timer_ready', 'waiting', 'waiting_hosts'];
+    const names = [
+      'accepted',
+      'changes',
+      'host_instances',
+      'hosts',
+      'members',
+      'started_at',
+      'timer',
+      'timer_ready',
+      'versions',
+      'waiting',
+      'waiting_host_instances',
+      'waiting_hosts',
+    ];
     expect(await roomKeysLeft(roomId, 0)).toEqual(names.map(key));
     const redis = new Redis(redisUrl!);
     try {
