@@ -1,9 +1,11 @@
 /**
  * The open counter in Redis, counted across instances: each key is a hash of instance id → what that
- * instance holds open, so what a killed instance held can be told apart and dropped. Before each
- * acquire the hosts named in the keys are judged with the instance-liveness mechanism
- * (src/redis/instance-liveness.ts: a host whose liveness key is gone is dead), and the dead
- * ones' counts are removed in the same script that checks and counts. A key also expires
+ * instance holds open, so what a killed instance held can be told apart and dropped. An acquire
+ * first counts every instance's holdings, a dead one's too: a place found so is a place among the
+ * living, and the common case costs one script. Only an acquire that would exceed a cap has the
+ * hosts named in its keys judged with the instance-liveness mechanism
+ * (src/redis/instance-liveness.ts: a host whose liveness key is gone is dead), and is asked again
+ * with the dead ones' counts removed in the same script that checks and counts. A key also expires
  * `KEY_LIFETIME_MS` after its last change, so a key nobody touches again leaves nothing for good.
  *
  * Each instance knows what it holds (`held`) and writes that number into its own field, never an
@@ -88,13 +90,8 @@ export function createRedisOpenCounter(redis: Redis, instance: InstanceJudge): O
       if (unwritten.size > 0) await write([...unwritten]).catch(() => undefined);
       await instance.registered();
       const redisKeys = keys.map(({ key }) => keyOf(key));
-      const hosts = (await Promise.all(redisKeys.map((key) => redis.hkeys(key)))).flat();
-      const dead = await instance.gone(hosts);
-      // counted here before Redis is asked, so that a write for another socket meanwhile includes this one
-      add(redisKeys, 1);
-      let full: number;
-      try {
-        full = (await ACQUIRE.run(
+      const take = async (dead: Iterable<string>) =>
+        (await ACQUIRE.run(
           redis,
           redisKeys.length,
           ...redisKeys,
@@ -104,6 +101,15 @@ export function createRedisOpenCounter(redis: Redis, instance: InstanceJudge): O
           ...redisKeys.map(heldUnder),
           ...dead,
         )) as number;
+      // counted here before Redis is asked, so that a write for another socket meanwhile includes this one
+      add(redisKeys, 1);
+      let full: number;
+      try {
+        full = await take([]);
+        if (full !== 0) {
+          const dead = await instance.gone((await Promise.all(redisKeys.map((key) => redis.hkeys(key)))).flat());
+          if (dead.size > 0) full = await take(dead);
+        }
       } catch (err) {
         add(redisKeys, -1);
         for (const key of redisKeys) unwritten.add(key); // Redis may have written the count before failing to answer
