@@ -63,7 +63,8 @@ export interface HostedRecords<T> {
   /**
    * The instances that host records of the room, and perhaps some that hosted one since the last
    * `hosts` (which forgets those): the cheap look before a join, where only a dead one among them
-   * calls for `hosts`. Also extends the lifetime of the room's keys, as `hosts` does.
+   * calls for `hosts`. A read only: the join that follows and the periodic sweep's `hosts` extend
+   * the keys' lifetime.
    */
   instances(roomId: string): Promise<string[]>;
   /**

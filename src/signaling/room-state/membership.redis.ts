@@ -32,23 +32,25 @@ import { luaScript } from '../../redis/lua-script.js';
 /** How long a room's member and waiting-room keys outlive their last write or sweep: 8 days. */
 export const ROOM_RECORDS_TTL_MS = 8 * 24 * 60 * 60 * 1000;
 
+/** The room's keys, in the order the writing scripts take them as KEYS (the scripts name them by their index). */
 const keysOf = (roomId: string) => {
   const prefix = `convene:signaling:room:${roomId}`;
-  return [
-    `${prefix}:members`,
-    `${prefix}:started_at`,
-    `${prefix}:hosts`,
-    `${prefix}:host_instances`,
-    `${prefix}:changes`,
-    `${prefix}:gone`,
-    `${prefix}:versions`,
-  ];
+  return {
+    members: `${prefix}:members`,
+    startedAt: `${prefix}:started_at`,
+    hosts: `${prefix}:hosts`,
+    hostInstances: `${prefix}:host_instances`,
+    changes: `${prefix}:changes`,
+    gone: `${prefix}:gone`,
+    versions: `${prefix}:versions`,
+  };
 };
+const scriptKeys = (roomId: string) => Object.values(keysOf(roomId));
 const KEY_COUNT = 7;
-/** The keys a read of the members needs: members, changes, gone, versions. */
-const readKeysOf = (roomId: string) => {
-  const [members, , , , changes, gone, versions] = keysOf(roomId);
-  return [members!, changes!, gone!, versions!];
+/** The keys of READ: members, changes, gone, versions. */
+const readKeys = (roomId: string) => {
+  const { members, changes, gone, versions } = keysOf(roomId);
+  return [members, changes, gone, versions];
 };
 
 /**
@@ -140,11 +142,6 @@ for index = 2, #hosts, 2 do redis.call('SADD', KEYS[4], hosts[index]) end
 if #hosts > 0 then redis.call('PEXPIRE', KEYS[4], ARGV[1]) end
 return hosts`);
 
-/** ARGV: ttl. Returns the host instances, and extends the room's keys' lifetime. */
-const HOST_INSTANCES = luaScript(`${HELPERS}
-extend(ARGV[1])
-return redis.call('SMEMBERS', KEYS[4])`);
-
 /** ARGV: id, instance. Returns {member, remaining} when the instance hosted the member (now removed), else nil. */
 const REMOVE_HOSTED = luaScript(`${HELPERS}
 if redis.call('HGET', KEYS[3], ARGV[1]) ~= ARGV[2] then return false end
@@ -187,7 +184,7 @@ type ReadReply =
 export function createRedisMembershipStore(redis: Redis, instanceId = ''): MembershipStore {
   const read = readRooms();
   const readRoom = async (roomId: string, since = read.since(roomId)): Promise<MemberRecord[]> => {
-    const reply = (await READ.run(redis, 4, ...readKeysOf(roomId), since.epoch, since.version)) as ReadReply;
+    const reply = (await READ.run(redis, 4, ...readKeys(roomId), since.epoch, since.version)) as ReadReply;
     const records = read.apply(roomId, reply);
     // a count that does not add up: written by a Convene without versions; read it whole
     return records ?? readRoom(roomId, { epoch: '', version: -1 });
@@ -196,35 +193,35 @@ export function createRedisMembershipStore(redis: Redis, instanceId = ''): Membe
   return {
     async join(roomId, member, limit, nowMs) {
       const args = [member.record.id, JSON.stringify(member), limit ?? -1, nowMs, instanceId, ROOM_RECORDS_TTL_MS];
-      const startedAt = (await JOIN.run(redis, KEY_COUNT, ...keysOf(roomId), ...args)) as string | null;
+      const startedAt = (await JOIN.run(redis, KEY_COUNT, ...scriptKeys(roomId), ...args)) as string | null;
       return startedAt === null ? { joined: false, reason: 'participant_limit_reached' } : { joined: true, startedAtMs: Number(startedAt) };
     },
     async update(roomId, member) {
-      await UPDATE.run(redis, KEY_COUNT, ...keysOf(roomId), member.record.id, JSON.stringify(member), instanceId, ROOM_RECORDS_TTL_MS);
+      await UPDATE.run(redis, KEY_COUNT, ...scriptKeys(roomId), member.record.id, JSON.stringify(member), instanceId, ROOM_RECORDS_TTL_MS);
     },
     async leave(roomId, participantId) {
-      const [removed, remaining] = (await LEAVE.run(redis, KEY_COUNT, ...keysOf(roomId), participantId)) as [number, number];
+      const [removed, remaining] = (await LEAVE.run(redis, KEY_COUNT, ...scriptKeys(roomId), participantId)) as [number, number];
       return { removed: removed === 1, remaining };
     },
     // each caller its own array: they share a read
     members: async (roomId) => (await members(roomId)).slice(),
     async member(roomId, participantId) {
-      const member = await redis.hget(keysOf(roomId)[0]!, participantId);
+      const member = await redis.hget(keysOf(roomId).members, participantId);
       return member === null ? undefined : (JSON.parse(member) as Member);
     },
     async startedAt(roomId) {
-      const startedAt = await redis.get(keysOf(roomId)[1]!);
+      const startedAt = await redis.get(keysOf(roomId).startedAt);
       return startedAt === null ? undefined : Number(startedAt);
     },
     hosted: {
       async hosts(roomId) {
-        return pairs((await HOSTS.run(redis, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
+        return pairs((await HOSTS.run(redis, KEY_COUNT, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
       },
       async instances(roomId) {
-        return (await HOST_INSTANCES.run(redis, KEY_COUNT, ...keysOf(roomId), ROOM_RECORDS_TTL_MS)) as string[];
+        return redis.smembers(keysOf(roomId).hostInstances);
       },
       async removeHostedBy(roomId, participantId, hostId) {
-        const removed = (await REMOVE_HOSTED.run(redis, KEY_COUNT, ...keysOf(roomId), participantId, hostId)) as [string, number] | null;
+        const removed = (await REMOVE_HOSTED.run(redis, KEY_COUNT, ...scriptKeys(roomId), participantId, hostId)) as [string, number] | null;
         return removed ? { record: JSON.parse(removed[0]) as Member, remaining: removed[1] } : undefined;
       },
     },

@@ -62,11 +62,6 @@ for index = 2, #hosts, 2 do redis.call('SADD', KEYS[3], hosts[index]) end
 if #hosts > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
 return hosts`);
 
-/** ARGV: ttl. Returns the host instances, and extends the keys' lifetime. */
-const HOST_INSTANCES = luaScript(`
-for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
-return redis.call('SMEMBERS', KEYS[3])`);
-
 /** ARGV: id, instance. Returns {record, remaining} when the instance hosted it (now removed), else nil. */
 const REMOVE_HOSTED = luaScript(`${TAKE_OUT}
 if redis.call('HGET', KEYS[2], ARGV[1]) ~= ARGV[2] then return false end
@@ -114,7 +109,7 @@ export function createRedisWaitingRoomStore(redis: Redis, instanceId = ''): Wait
         return pairs((await HOSTS.run(redis, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[]);
       },
       async instances(roomId) {
-        return (await HOST_INSTANCES.run(redis, 4, ...scriptKeys(roomId), ROOM_RECORDS_TTL_MS)) as string[];
+        return redis.smembers(keysOf(roomId).instances);
       },
       async removeHostedBy(roomId, participantId, hostId) {
         const removed = (await REMOVE_HOSTED.run(redis, 4, ...scriptKeys(roomId), participantId, hostId)) as [string, number] | null;
