@@ -14,11 +14,11 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
-import { eventually, idOf, pagesOf, receiving, seeEachOther, sendMedia, UNCAPPED, until } from '../support/media-call.js';
+import { eventually, idOf, pagesOf, receiving, seeEachOther, sendMedia, until } from '../support/media-call.js';
 import { framesOf, ignoreForceMute, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf, type MediaSnapshot } from '../support/media-page.js';
 import { checkServerFrame, type Starter } from '../support/signaling-client.js';
-import { redisUrl } from '../support/signaling.js';
-import { startTestApp, type TestApp, type TestUser } from '../support/test-app.js';
+import { redisUrl, UNCAPPED } from '../support/signaling.js';
+import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const unavailable = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (Debian's chromium package)` : janusUnavailable;
 if (unavailable) console.warn(`test/media/media-call.test.ts skipped: ${unavailable}`);
@@ -42,12 +42,22 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     await janus?.close();
   });
 
-  it('lets two participants see and hear each other, a third see both, and a screen reach everyone', async () => {
+  /**
+   * A new room with its owner, alice (a moderator), and a guest, bob (on `bobApp`), both in; with
+   * their ids, and the guest's starter for more guests.
+   */
+  async function aliceAndBob(bobApp: TestApp = app) {
     const owner = await app.login('owner');
-    const { roomId, guest } = await roomWithGuest(app, owner);
+    const roomId = await insertRoom(app, owner);
+    const guest: Starter = { roomId, inviteCode: await insertInvite(app, roomId, owner) };
     const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-    const bob = await join(app, 'bob', guest);
-    const { aliceId, bobId } = await seeEachOther(alice, bob);
+    const bob = await join(bobApp, 'bob', guest);
+    return { alice, bob, guest, aliceId: await idOf(alice), bobId: await idOf(bob) };
+  }
+
+  it('lets two participants see and hear each other, a third see both, and a screen reach everyone', async () => {
+    const { alice, bob, guest, aliceId, bobId } = await aliceAndBob();
+    await seeEachOther(alice, bob);
 
     const carol = await join(app, 'carol', guest);
     await receiving(carol, `${aliceId}:video`);
@@ -65,11 +75,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   }, 120_000);
 
   it('lets a subscriber choose the simulcast layer, pause the video, and restart ICE on its subscription', async () => {
-    const owner = await app.login('owner');
-    const { roomId, guest } = await roomWithGuest(app, owner);
-    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-    const bob = await join(app, 'bob', guest);
-    const aliceId = await idOf(alice);
+    const { alice, bob, aliceId } = await aliceAndBob();
     const stream = `${aliceId}:video`;
     await publishFrom(alice.page, 'alice', 'video');
     await receiving(bob, stream);
@@ -116,12 +122,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   }, 120_000);
 
   it('carries a moderator mute to its target, and refuses a screen to a participant whose presenter role was revoked', async () => {
-    const owner = await app.login('owner');
-    const { roomId, guest } = await roomWithGuest(app, owner);
-    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-    const bob = await join(app, 'bob', guest);
-    const aliceId = await idOf(alice);
-    const bobId = await idOf(bob);
+    const { alice, bob, aliceId, bobId } = await aliceAndBob();
     await publishFrom(bob.page, 'bob', 'video');
     await receiving(alice, `${bobId}:video`);
 
@@ -145,12 +146,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   }, 120_000);
 
   it('switches a microphone off on Janus under force mute whatever its client does, and lets it on again after', async () => {
-    const owner = await app.login('owner');
-    const { roomId, guest } = await roomWithGuest(app, owner);
-    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-    const bob = await join(app, 'bob', guest);
-    const aliceId = await idOf(alice);
-    const bobId = await idOf(bob);
+    const { alice, bob, aliceId, bobId } = await aliceAndBob();
     const stream = `${bobId}:video`;
     await ignoreForceMute(bob.page, 'bob');
     await publishFrom(bob.page, 'bob', 'video');
@@ -181,11 +177,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
   }, 120_000);
 
   it('tells the participants when Janus is lost, goes on without it, and carries media again once it is back', async () => {
-    const owner = await app.login('owner');
-    const { roomId, guest } = await roomWithGuest(app, owner);
-    const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-    const bob = await join(app, 'bob', guest);
-    const aliceId = await idOf(alice);
+    const { alice, bob, aliceId } = await aliceAndBob();
     await publishFrom(alice.page, 'alice', 'video');
     await receiving(bob, `${aliceId}:video`);
 
@@ -209,10 +201,7 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     it('connects publishers whose sockets are on different instances', async () => {
       const second = await app.withConfig({ media: { janus_urls: [janus.url] }, signaling_caps: UNCAPPED, redis: { url: redisUrl! } });
       try {
-        const owner = await app.login('owner');
-        const { roomId, guest } = await roomWithGuest(app, owner);
-        const alice = await join(app, 'alice', { roomId, token: owner.accessToken });
-        const bob = await join(second, 'bob', guest);
+        const { alice, bob } = await aliceAndBob(second);
         await seeEachOther(alice, bob);
         await Promise.all([alice, bob].map(leave));
         await eventually(async () => expect(await janus.handles()).toEqual([]));
@@ -222,11 +211,6 @@ describe.skipIf(unavailable !== undefined)('a video call through Janus', () => {
     }, 120_000);
   });
 });
-
-async function roomWithGuest(app: TestApp, owner: TestUser): Promise<{ roomId: string; guest: Starter }> {
-  const roomId = await insertRoom(app, owner);
-  return { roomId, guest: { roomId, inviteCode: await insertInvite(app, roomId, owner) } };
-}
 
 /** Every frame fits the contract, and none is a media error. */
 function expectCleanFrames(snapshot: MediaSnapshot): void {

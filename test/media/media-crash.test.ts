@@ -30,9 +30,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { call, childEnv, freshServerDatabase, killChildren, loginTo, startChild, type ChildServer } from '../support/child-server.js';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
-import { eventually, idOf, joinPage, receiving, UNCAPPED, until, videoroom, type Participant } from '../support/media-call.js';
+import { eventually, idOf, joinPage, receiving, until, videoroom, type Participant } from '../support/media-call.js';
 import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom, snapshotOf } from '../support/media-page.js';
 import { startTestIssuer, type TestIssuer } from '../support/oidc-issuer.js';
+import { UNCAPPED_TOML } from '../support/signaling.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -70,11 +71,7 @@ crash_sweep_interval_ms = ${SWEEP_MS}
 janus_urls = ["${janus.url}"]
 keepalive_interval_ms = 1000
 
-[signaling_caps]
-${Object.entries(UNCAPPED)
-  .map(([key, value]) => `${key} = ${value}`)
-  .join('\n')}
-`;
+${UNCAPPED_TOML}`;
 
   function start(): Promise<ChildServer> {
     const cwd = mkdtempSync(joinPath(tmpdir(), 'convene-media-crash-'));

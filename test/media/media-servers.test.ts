@@ -21,10 +21,10 @@ import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium.js';
 import { insertInvite, insertRoom } from '../support/invites.js';
 import { janusUnavailable, startJanus, type TestJanus } from '../support/janus.js';
 import { startLoggedApp } from '../support/logged-app.js';
-import { eventually, idOf, pagesOf, receiving, UNCAPPED, until } from '../support/media-call.js';
+import { eventually, idOf, pagesOf, receiving, until } from '../support/media-call.js';
 import { framesOf, MEDIA_CHROMIUM_ARGS, publishFrom } from '../support/media-page.js';
 import type { Starter } from '../support/signaling-client.js';
-import { redisUrl } from '../support/signaling.js';
+import { redisUrl, UNCAPPED } from '../support/signaling.js';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
 const unavailable = !existsSync(CHROMIUM) ? `${CHROMIUM} is missing (Debian's chromium package)` : janusUnavailable;

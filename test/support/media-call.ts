@@ -22,21 +22,6 @@ import type { TestApp } from './test-app.js';
 /** Long enough for ICE, DTLS and the first key frames on a loaded machine; the checks poll, they do not sleep. */
 export const MEDIA_TIMEOUT = 30_000;
 
-/**
- * Signaling caps out of the way. The pages connect from 127.0.0.1 (a browser sets no
- * X-Forwarded-For), and with Redis the caps count per source across every instance on it, the slow
- * tier's soak (1,000 sockets) included: the default 500 sockets per source would refuse these
- * tests' sockets while the soak runs beside them.
- */
-export const UNCAPPED = {
-  tickets_per_user: 1_000_000_000,
-  tickets_per_invite_code: 1_000_000_000,
-  tickets_per_source: 1_000_000_000,
-  sockets_per_user: 1_000_000,
-  sockets_per_invite_code: 1_000_000,
-  sockets_per_source: 1_000_000,
-};
-
 export interface Participant {
   name: string;
   page: Page;

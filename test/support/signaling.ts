@@ -21,6 +21,26 @@ export type ErrorBody = components['schemas']['Error'];
 
 export const redisUrl = process.env.REDIS_URL || undefined;
 
+/**
+ * Signaling caps out of the way, for tests and benchmarks whose clients all connect from 127.0.0.1
+ * (a browser, or a child server's clients, set no X-Forwarded-For). With Redis the caps count per
+ * source across every instance on it, the slow tier's soak (1,000 sockets) and the other test
+ * files included: the defaults would refuse these clients while the others run beside them.
+ */
+export const UNCAPPED = {
+  tickets_per_user: 1_000_000_000,
+  tickets_per_invite_code: 1_000_000_000,
+  tickets_per_source: 1_000_000_000,
+  sockets_per_user: 1_000_000,
+  sockets_per_invite_code: 1_000_000,
+  sockets_per_source: 1_000_000,
+};
+
+/** UNCAPPED as a configuration file's section, for child servers. */
+export const UNCAPPED_TOML = `[signaling_caps]\n${Object.entries(UNCAPPED)
+  .map(([key, value]) => `${key} = ${value}`)
+  .join('\n')}\n`;
+
 /** What every instance of these tests needs: the proxy header counts (one hop), and Redis when the run has it. */
 export const signalingConfig = (rateLimits?: Config['rate_limits']) => ({
   http: { trust_proxy: 1 },

@@ -24,6 +24,7 @@ import { DEFAULT_SIGNALING_PROTOCOL } from '../../../packages/client/src/signali
 import { call, childEnv, freshServerDatabase, killChildren, loginTo, startChild, type ChildServer } from '../../support/child-server.js';
 import { startTestIssuer, type TestIssuer } from '../../support/oidc-issuer.js';
 import { SignalingClient } from '../../support/signaling-client.js';
+import { UNCAPPED_TOML } from '../../support/signaling.js';
 
 const redisUrl = process.env.REDIS_URL || undefined;
 const databaseUrl = process.env.DATABASE_URL || undefined;
@@ -38,19 +39,14 @@ const GRACE_MS = 6 * SWEEP_MS;
 const LIMIT = 4;
 const TIME_LIMIT_SECS = 3_600;
 
-/** Every instance's configuration: short liveness, no caps per source, and a tariff with a participant limit and a time limit (for `closes_at`). */
+/** Every instance's configuration: short liveness, no signaling caps (UNCAPPED says why), and a tariff with a participant limit and a time limit (for `closes_at`). */
 const CONFIG = `
 [signaling]
 instance_ttl_ms = ${TTL_MS}
 instance_refresh_ms = ${TTL_MS / 4}
 crash_sweep_interval_ms = ${SWEEP_MS}
 
-# the children take every ticket and socket from 127.0.0.1, and with Redis the caps per source count
-# those of every test process on the same Redis: a busy run of the suite used up the window
-[signaling_caps]
-tickets_per_source = 1000000000
-sockets_per_source = 1000000000
-
+${UNCAPPED_TOML}
 [tariffs]
 default = "crash"
 [tariffs.definitions.crash]
