@@ -21,6 +21,7 @@ import pg from 'pg';
 import type { RoomRow } from '../../src/db/schema.js';
 import { toRoom } from '../../src/domain/rooms/room-view.js';
 import { startProfile, stopProfile } from './profiler.js';
+import { serveBenchmark } from './server-process.js';
 
 /** The query Kysely builds for `findRoomAccess` (src/domain/rooms/room-access.ts), as it sends it. */
 const ROOM_ACCESS = `select "rooms"."id", "rooms"."created_by", "rooms"."created_at", "rooms"."password", "rooms"."waiting_room", (select "event_invites"."role" from "events" inner join "event_invites" on "event_invites"."event_id" = "events"."id" where "events"."room_id" = "rooms"."id" and "event_invites"."invitee" = $1 limit $2) as "invite_role" from "rooms" where "rooms"."id" = $3`;
@@ -78,18 +79,14 @@ server.listen(0, '127.0.0.1', () => {
   send({ type: 'ready', url: `http://127.0.0.1:${address.port}` });
 });
 
-let closing = false;
-async function shutDown(): Promise<void> {
-  if (closing) return;
-  closing = true;
-  await stopProfile();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  await closeDatabase();
-  process.exit(0);
-}
-process.on('message', (message: { type: string; name?: string }) => {
-  if (message.type === 'close') void shutDown();
-  if (message.type === 'profile') void startProfile(message.name ?? 'baseline');
-});
-process.on('disconnect', () => void shutDown());
+serveBenchmark<{ type: string; name?: string }>(
+  async () => {
+    await stopProfile();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+    await closeDatabase();
+  },
+  (message) => {
+    if (message.type === 'profile') void startProfile(message.name ?? 'baseline');
+  },
+);

@@ -8,6 +8,7 @@
 // stops on `{type: 'close'}`, profiles on `{type: 'profile', name}` with BENCH_CPU_PROF (profiler.ts).
 import { createServer } from 'node:http';
 import { startProfile, stopProfile } from './profiler.js';
+import { serveBenchmark } from './server-process.js';
 
 if (!process.send) throw new Error('forked by http.bench.ts (with an IPC channel)');
 const send = process.send.bind(process);
@@ -27,17 +28,13 @@ server.listen(0, '127.0.0.1', () => {
   send({ type: 'ready', url: `http://127.0.0.1:${address.port}` });
 });
 
-let closing = false;
-async function shutDown(): Promise<void> {
-  if (closing) return;
-  closing = true;
-  await stopProfile();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
-  process.exit(0);
-}
-process.on('message', (message: { type: string; name?: string }) => {
-  if (message.type === 'close') void shutDown();
-  if (message.type === 'profile') void startProfile(message.name ?? 'json baseline');
-});
-process.on('disconnect', () => void shutDown());
+serveBenchmark<{ type: string; name?: string }>(
+  async () => {
+    await stopProfile();
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  },
+  (message) => {
+    if (message.type === 'profile') void startProfile(message.name ?? 'json baseline');
+  },
+);

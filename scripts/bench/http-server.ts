@@ -12,6 +12,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadConfig } from '../../src/config/load.js';
 import { createConvene } from '../../src/server.js';
 import { startProfile, stopProfile } from './profiler.js';
+import { serveBenchmark } from './server-process.js';
 
 /** The event loop's delay over a span, ms (perf_hooks.monitorEventLoopDelay, sampled every 10 ms). */
 export interface LoopDelay {
@@ -42,20 +43,14 @@ const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 loopDelay.enable();
 send({ type: 'ready', url: `http://127.0.0.1:${port}` });
 
-let closing: Promise<void> | undefined;
-function shutDown(): Promise<void> {
-  closing ??= stopProfile()
-    .then(() => convene.close())
-    .then(() => process.exit(0));
-  return closing;
-}
-process.on('message', (message: { type: string; name?: string }) => {
-  if (message.type === 'close') void shutDown();
-  if (message.type === 'profile') void startProfile(message.name ?? 'profile');
-  if (message.type === 'loop-delay') {
-    const ms = (ns: number) => ns / 1e6;
-    send({ type: 'loop-delay', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } satisfies LoopDelay);
-    loopDelay.reset();
-  }
-});
-process.on('disconnect', () => void shutDown());
+serveBenchmark<{ type: string; name?: string }>(
+  () => stopProfile().then(() => convene.close()),
+  (message) => {
+    if (message.type === 'profile') void startProfile(message.name ?? 'profile');
+    if (message.type === 'loop-delay') {
+      const ms = (ns: number) => ns / 1e6;
+      send({ type: 'loop-delay', p50: ms(loopDelay.percentile(50)), p99: ms(loopDelay.percentile(99)), max: ms(loopDelay.max) } satisfies LoopDelay);
+      loopDelay.reset();
+    }
+  },
+);

@@ -9,6 +9,8 @@
 // Started by the benchmark: fork('media-server.ts', [janusUrl], { execArgv: ['--import', 'tsx'] }).
 import { insertInvite, insertRoom } from '../../test/support/invites.js';
 import { startTestApp } from '../../test/support/test-app.js';
+import { BENCH_LIMITS } from './bench-limits.js';
+import { serveBenchmark } from './server-process.js';
 
 export type MediaServerRequest = { type: 'room' } | { type: 'cpu' } | { type: 'close' };
 /** `cpu`: process.cpuUsage() (µs, every thread), finer than /proc's 10 ms ticks for short phases. */
@@ -27,18 +29,7 @@ const send = process.send.bind(process);
 const janusUrl = process.argv[2];
 if (!janusUrl) throw new Error('the Janus WebSocket URL is the first argument');
 
-// every participant starts from 127.0.0.1 with the same invite code: the caps and the brute-force
-// guard would refuse most of them (as in signaling-server.ts)
-const app = await startTestApp({
-  media: { janus_urls: [janusUrl] },
-  rate_limits: { failures_per_source: 1_000_000, failures_per_target: 1_000_000 },
-  signaling_caps: {
-    tickets_per_invite_code: 1_000_000,
-    tickets_per_source: 1_000_000,
-    sockets_per_invite_code: 1_000_000,
-    sockets_per_source: 1_000_000,
-  },
-});
+const app = await startTestApp({ media: { janus_urls: [janusUrl] }, ...BENCH_LIMITS });
 const owner = await app.login('bench-owner');
 const ownerToken = await app.issuer.accessToken({ sub: `sub-${owner.name}` }, { expiresIn: 3600 });
 send({ type: 'ready', url: app.url } satisfies MediaServerAnswer);
@@ -48,16 +39,10 @@ async function newRoom(): Promise<void> {
   send({ type: 'room', roomId, ownerToken, inviteCode: await insertInvite(app, roomId, owner) } satisfies MediaServerAnswer);
 }
 
-let closing: Promise<void> | undefined;
-function shutDown(): Promise<void> {
-  closing ??= app.close().then(() => process.exit(0));
-  return closing;
-}
-
-process.on('message', (request: MediaServerRequest) => {
-  if (request.type === 'close') void shutDown();
-  if (request.type === 'room') void newRoom();
-  if (request.type === 'cpu') send({ type: 'cpu', cpu: process.cpuUsage() } satisfies MediaServerAnswer);
-});
-// the benchmark went away (finished or crashed): so does its server
-process.on('disconnect', () => void shutDown());
+serveBenchmark<MediaServerRequest>(
+  () => app.close(),
+  (request) => {
+    if (request.type === 'room') void newRoom();
+    if (request.type === 'cpu') send({ type: 'cpu', cpu: process.cpuUsage() } satisfies MediaServerAnswer);
+  },
+);

@@ -21,6 +21,8 @@ import { loadConfig } from '../../src/config/load.js';
 import { createConvene, type Convene } from '../../src/server.js';
 import { insertInvite, insertRoom } from '../../test/support/invites.js';
 import { dbOf, startTestApp } from '../../test/support/test-app.js';
+import { BENCH_LIMITS } from './bench-limits.js';
+import { serveBenchmark } from './server-process.js';
 
 /** What the benchmark learns when an instance is up; the room's fields only from the primary. */
 export interface ServerReady {
@@ -55,18 +57,12 @@ const send = process.send.bind(process);
 const gc = global.gc;
 const [role, ...args] = process.argv.slice(2);
 const redisUrl = process.env.REDIS_URL;
-// and its one invite code and one address carry every participant: the signaling caps would refuse most of them, and
-// the brute-force guard would answer 429 to a start waiting over 2 s behind the 10 others of its address in flight
-// (the benchmark starts 50 at a time, and under load each takes longer)
+// and its one invite code and one address carry every participant (BENCH_LIMITS; the brute-force guard would also
+// answer 429 to a start waiting over 2 s behind the 10 others of its address in flight: the benchmark starts 50 at a
+// time, and under load each takes longer)
 const heartbeat = {
   signaling: { ping_interval_ms: 15_000, pong_timeout_ms: 120_000 },
-  rate_limits: { failures_per_source: 1_000_000, failures_per_target: 1_000_000 },
-  signaling_caps: {
-    tickets_per_invite_code: 1_000_000,
-    tickets_per_source: 1_000_000,
-    sockets_per_invite_code: 1_000_000,
-    sockets_per_source: 1_000_000,
-  },
+  ...BENCH_LIMITS,
 };
 
 const { convene, close } = role === 'secondary' ? await secondary(args[0]!, args[1]!) : await primary(args.includes('--redis'));
@@ -131,16 +127,7 @@ async function measure(): Promise<void> {
   send({ type: 'memory', usage: process.memoryUsage(), cpu: process.cpuUsage() } satisfies ServerMemory);
 }
 
-let closing: Promise<void> | undefined;
-function shutDown(): Promise<void> {
-  closing ??= close().then(() => process.exit(0));
-  return closing;
-}
-
-process.on('message', (request: ServerRequest) => {
-  if (request.type === 'close') void shutDown();
+serveBenchmark<ServerRequest>(close, (request) => {
   if (request.type === 'memory') void measure();
   if (request.type === 'cpu') send({ type: 'cpu', cpu: process.cpuUsage() } satisfies ServerCpu);
 });
-// the benchmark went away (finished or crashed): so does its server
-process.on('disconnect', () => void shutDown());
