@@ -131,16 +131,20 @@ if remaining == 0 then emptied() elseif gone == 1 then removed(ARGV[1]) end
 return {gone, remaining}`);
 
 /**
- * ARGV: ttl. Returns HGETALL of the hosts, makes the host instances those hosts (forgetting
- * instances that host nobody any more), and extends the room's keys' lifetime.
+ * Lua, ending a script: returns HGETALL of the hosts hash KEYS[hosts], and makes the set
+ * KEYS[instances] the instances among them (forgetting those that host nobody any more), to live
+ * ARGV[1] ms. Also the waiting room's (waiting-room.redis.ts).
  */
+export const readHostsLua = (hosts: number, instances: number) => `
+local hosts = redis.call('HGETALL', KEYS[${hosts}])
+redis.call('DEL', KEYS[${instances}])
+for index = 2, #hosts, 2 do redis.call('SADD', KEYS[${instances}], hosts[index]) end
+if #hosts > 0 then redis.call('PEXPIRE', KEYS[${instances}], ARGV[1]) end
+return hosts`;
+
+/** ARGV: ttl. Returns HGETALL of the hosts (readHostsLua), and extends the room's keys' lifetime. */
 const HOSTS = luaScript(`${HELPERS}
-extend(ARGV[1])
-local hosts = redis.call('HGETALL', KEYS[3])
-redis.call('DEL', KEYS[4])
-for index = 2, #hosts, 2 do redis.call('SADD', KEYS[4], hosts[index]) end
-if #hosts > 0 then redis.call('PEXPIRE', KEYS[4], ARGV[1]) end
-return hosts`);
+extend(ARGV[1])${readHostsLua(3, 4)}`);
 
 /** ARGV: id, instance. Returns {member, remaining} when the instance hosted the member (now removed), else nil. */
 const REMOVE_HOSTED = luaScript(`${HELPERS}

@@ -10,7 +10,7 @@
  */
 import type { Redis } from 'ioredis';
 import type { MemberRecord } from './membership-store.js';
-import { pairs, ROOM_RECORDS_TTL_MS } from './membership.redis.js';
+import { pairs, readHostsLua, ROOM_RECORDS_TTL_MS } from './membership.redis.js';
 import type { WaitingRoomStore } from './waiting-room-store.js';
 import { luaScript } from '../../redis/lua-script.js';
 
@@ -50,17 +50,9 @@ redis.call('SADD', KEYS[4], ARGV[1])
 redis.call('PEXPIRE', KEYS[4], ARGV[2])
 return 1`);
 
-/**
- * ARGV: ttl. Returns HGETALL of the hosts, makes the host instances those hosts', and extends the
- * keys' lifetime.
- */
+/** ARGV: ttl. Returns HGETALL of the hosts (readHostsLua), and extends the keys' lifetime. */
 const HOSTS = luaScript(`
-for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end
-local hosts = redis.call('HGETALL', KEYS[2])
-redis.call('DEL', KEYS[3])
-for index = 2, #hosts, 2 do redis.call('SADD', KEYS[3], hosts[index]) end
-if #hosts > 0 then redis.call('PEXPIRE', KEYS[3], ARGV[1]) end
-return hosts`);
+for _, key in ipairs(KEYS) do redis.call('PEXPIRE', key, ARGV[1]) end${readHostsLua(2, 3)}`);
 
 /** ARGV: id, instance. Returns {record, remaining} when the instance hosted it (now removed), else nil. */
 const REMOVE_HOSTED = luaScript(`${TAKE_OUT}
