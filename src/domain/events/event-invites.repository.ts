@@ -1,10 +1,10 @@
 /**
  * Rows of `event_invites` (registered invitees) and `event_email_invites` (invited addresses), and
  * the room invite codes mailed with the latter. Every function takes the database or a transaction
- * first; the one that must run inside a transaction says so in its parameter type.
+ * first.
  */
 import { randomUUID } from 'node:crypto';
-import { sql, type RawBuilder, type SelectQueryBuilder, type Transaction } from 'kysely';
+import { sql, type RawBuilder, type SelectQueryBuilder } from 'kysely';
 
 import type { DB, Db, EventInviteRole, EventInviteStatus, EventRow } from '../../db/schema.js';
 import { PUBLIC_PROFILE_FIELDS } from '../users/user.js';
@@ -100,41 +100,6 @@ export async function deleteEmailInvites(trx: Db, eventId: string, email: string
     await trx.updateTable('room_invites').set({ active: false, updated_by: callerId, updated_at: new Date() }).where('code', 'in', codes).execute();
   }
   return removed.map((row) => row.email);
-}
-
-/**
- * Turns the pending e-mail invitations of this address into invitations of the user, keeping the
- * role (an e-mail `guest` becomes a `user`: registered invitees have no guest role) and the inviter,
- * and deletes them: one statement. Needs the login's transaction, so the user row it references
- * and the conversion commit together.
- */
-export async function convertEmailInvitesToUserInvites(trx: Transaction<DB>, userId: string, email: string): Promise<number> {
-  const converted = await trx
-    .with('claimed', (qb) =>
-      qb.deleteFrom('event_email_invites').where('email', '=', email.toLowerCase()).returning(['event_id', 'role', 'created_by', 'created_at']),
-    )
-    .insertInto('event_invites')
-    .columns(['event_id', 'invitee', 'role', 'status', 'created_by', 'created_at'])
-    .expression((eb) =>
-      eb.selectFrom('claimed').select((inner) => [
-        'claimed.event_id',
-        sql<string>`${userId}::uuid`.as('invitee'),
-        inner
-          .case()
-          .when('claimed.role', '=', 'moderator')
-          .then(sql<'moderator'>`'moderator'`)
-          .else(sql<'user'>`'user'`)
-          .end()
-          .as('role'),
-        sql<'pending'>`'pending'`.as('status'),
-        'claimed.created_by',
-        'claimed.created_at',
-      ]),
-    )
-    // already invited directly: that invite (and the role it has) stands
-    .onConflict((conflict) => conflict.columns(['event_id', 'invitee']).doNothing())
-    .executeTakeFirst();
-  return Number(converted.numInsertedOrUpdatedRows ?? 0);
 }
 
 /** Per event, its registered and its e-mail invitees' numbers. */

@@ -1,12 +1,11 @@
 /**
- * All SQL of the users domain. Every function takes the database or a transaction first; the one
- * that must run inside a transaction says so in its parameter type.
+ * All SQL of the users domain. Every function takes the database or a transaction first.
  */
 import { sql, type Kysely, type Transaction } from 'kysely';
 
 import { countAndPage } from '../../db/paging.js';
 import { columnsOf, preparedQuery } from '../../db/prepared.js';
-import type { DB, NewUserRow, UserRow } from '../../db/schema.js';
+import type { DB, TariffStatus, UserRow } from '../../db/schema.js';
 import { notBannedFrom } from '../rooms/room-bans.repository.js';
 import type { PageRequest } from '../paging.js';
 import type { User, UserPatch } from './user.js';
@@ -91,55 +90,149 @@ export async function setUserTariff(db: Db, id: string, tariffName: string | nul
     .execute();
 }
 
-/**
- * Inserts the user, or on a known (issuer, subject) refreshes what the IdP owns — one statement, so
- * two first logins racing each other cannot both insert. Title, language and themes belong to the
- * user and are never overwritten.
- */
-export async function upsertUserByOidcSubject(
-  db: Db,
-  values: NewUserRow,
-  options: { refreshDisplayName: boolean; refreshTariff: boolean },
-): Promise<{ row: UserRow; created: boolean }> {
-  const { created, ...row } = await db
-    .insertInto('users')
-    .values(values)
-    .onConflict((conflict) =>
-      conflict.columns(['oidc_issuer', 'oidc_sub']).doUpdateSet((eb) => ({
-        email: eb.ref('excluded.email'),
-        firstname: eb.ref('excluded.firstname'),
-        lastname: eb.ref('excluded.lastname'),
-        avatar_url: eb.ref('excluded.avatar_url'),
-        ...(options.refreshTariff ? { tariff_name: eb.ref('excluded.tariff_name') } : {}),
-        tariff_status: eb.ref('excluded.tariff_status'),
-        id_token_exp: eb.ref('excluded.id_token_exp'),
-        ...(options.refreshDisplayName ? { display_name: eb.ref('excluded.display_name') } : {}),
-        updated_at: sql<Date>`now()`,
-      })),
-    )
-    .returningAll()
-    // A row the statement inserted has no locking transaction yet (xmax 0); an updated one has ours.
-    .returning(sql<boolean>`xmax = 0`.as('created'))
-    .executeTakeFirstOrThrow();
-  return { row, created };
+/** What a login writes: the user's row as the ID token has it, their groups, and which fields it refreshes. */
+export interface LoginRecord {
+  user: {
+    oidc_issuer: string;
+    oidc_sub: string;
+    email: string;
+    firstname: string;
+    lastname: string;
+    display_name: string;
+    avatar_url: string;
+    language: string;
+    tariff_name: string | null;
+    tariff_status: TariffStatus;
+    id_token_exp: Date | null;
+  };
+  /** The user's groups now (the `x_grp` claim): the others are dropped. */
+  groups: readonly string[];
+  /** Overwrite a display name the user chose (`disallow_custom_display_name`). */
+  refreshDisplayName: boolean;
+  /** Overwrite the tariff (the token carries one, or `[tariffs] claim` is set). */
+  refreshTariff: boolean;
 }
 
+type LoginArgs = LoginRecord['user'] & Omit<LoginRecord, 'user'> & { lowerCaseEmail: string };
+
 /**
- * Makes `names` the user's groups (the `x_grp` claim of this login): drops the others, adds the new
- * ones. Meant for the login's transaction, so a user's groups change all at once.
+ * A login's writes, in one statement (a transaction of four round trips cost more than the rest of
+ * a login):
+ * - `account` inserts the user, or on a known (issuer, subject) refreshes what the IdP owns; so two
+ *   first logins racing each other cannot both insert. Title, language and themes belong to the user
+ *   and are never overwritten. A disabled user's row is left as it is and not returned, which leaves
+ *   every later step without a user: nothing of a refused login is written.
+ * - `dropped_groups` and `added_groups` make the token's groups the user's (the IdP owns them).
+ * - `claimed` and `converted` turn the pending e-mail invitations of the address into invitations of
+ *   the user, on every login (an address the IdP changed may have invites waiting too). The role is
+ *   kept (an e-mail `guest` becomes a `user`: registered invitees have no guest role), and so is the
+ *   inviter. A direct invitation the user already has stands, with its role.
  */
-export async function replaceUserGroups(db: Db, userId: string, names: readonly string[]): Promise<void> {
-  await db
-    .deleteFrom('user_groups')
-    .where('user_id', '=', userId)
-    .$if(names.length > 0, (qb) => qb.where('name', 'not in', names))
-    .execute();
-  if (names.length === 0) return;
-  await db
-    .insertInto('user_groups')
-    .values(names.map((name) => ({ user_id: userId, name })))
-    .onConflict((conflict) => conflict.columns(['user_id', 'name']).doNothing())
-    .execute();
+const USER_FIELDS = columnsOf<LoginRecord['user']>({
+  oidc_issuer: true,
+  oidc_sub: true,
+  email: true,
+  firstname: true,
+  lastname: true,
+  display_name: true,
+  avatar_url: true,
+  language: true,
+  tariff_name: true,
+  tariff_status: true,
+  id_token_exp: true,
+});
+
+const loginStatement = preparedQuery<LoginArgs, UserRow & { created: boolean }>(
+  [...USER_FIELDS, 'groups', 'refreshDisplayName', 'refreshTariff', 'lowerCaseEmail'],
+  (db, args) =>
+    db
+      .with('account', (db) =>
+        db
+          .insertInto('users')
+          .values(Object.fromEntries(USER_FIELDS.map((field) => [field, args[field]])) as LoginRecord['user'])
+          .onConflict((conflict) =>
+            conflict
+              .columns(['oidc_issuer', 'oidc_sub'])
+              .doUpdateSet((eb) => ({
+                email: eb.ref('excluded.email'),
+                firstname: eb.ref('excluded.firstname'),
+                lastname: eb.ref('excluded.lastname'),
+                avatar_url: eb.ref('excluded.avatar_url'),
+                tariff_name: sql<string | null>`case when ${args.refreshTariff}::boolean then excluded.tariff_name else users.tariff_name end`,
+                tariff_status: eb.ref('excluded.tariff_status'),
+                id_token_exp: eb.ref('excluded.id_token_exp'),
+                display_name: sql<string>`case when ${args.refreshDisplayName}::boolean then excluded.display_name else users.display_name end`,
+                updated_at: sql<Date>`now()`,
+              }))
+              .where('users.disabled_at', 'is', null),
+          )
+          // A row the statement inserted has no locking transaction yet (xmax 0); an updated one has ours.
+          .returning([...USER_COLUMNS, sql<boolean>`xmax = 0`.as('created')]),
+      )
+      .with('dropped_groups', (db) =>
+        db
+          .deleteFrom('user_groups')
+          .where('user_id', 'in', db.selectFrom('account').select('account.id'))
+          .where(sql<boolean>`name <> all(${args.groups}::text[])`),
+      )
+      .with('added_groups', (db) =>
+        db
+          .insertInto('user_groups')
+          .columns(['user_id', 'name'])
+          .expression(
+            db
+              .selectFrom('account')
+              .select(['account.id', sql<string>`unnest(${args.groups}::text[])`.as('name')])
+              .distinct(),
+          )
+          .onConflict((conflict) => conflict.columns(['user_id', 'name']).doNothing()),
+      )
+      .with('claimed', (db) =>
+        db
+          .deleteFrom('event_email_invites')
+          .where('email', '=', args.lowerCaseEmail)
+          .where((eb) => eb.exists(eb.selectFrom('account').select('account.id')))
+          .returning(['event_id', 'role', 'created_by', 'created_at']),
+      )
+      .with('converted', (db) =>
+        db
+          .insertInto('event_invites')
+          .columns(['event_id', 'invitee', 'role', 'status', 'created_by', 'created_at'])
+          .expression((eb) =>
+            eb.selectFrom(['claimed', 'account']).select((inner) => [
+              'claimed.event_id',
+              'account.id',
+              inner
+                .case()
+                .when('claimed.role', '=', 'moderator')
+                .then(sql<'moderator'>`'moderator'`)
+                .else(sql<'user'>`'user'`)
+                .end()
+                .as('role'),
+              sql<'pending'>`'pending'`.as('status'),
+              'claimed.created_by',
+              'claimed.created_at',
+            ]),
+          )
+          .onConflict((conflict) => conflict.columns(['event_id', 'invitee']).doNothing()),
+      )
+      .selectFrom('account')
+      .select([...USER_COLUMNS, 'created']),
+);
+
+/** Records a login (`loginStatement`); undefined when the user is disabled, and then nothing was written. */
+export async function recordLogin(db: Db, login: LoginRecord): Promise<{ row: UserRow; created: boolean } | undefined> {
+  const { groups, refreshDisplayName, refreshTariff } = login;
+  const written = await loginStatement.takeFirst(db, {
+    ...login.user,
+    groups,
+    refreshDisplayName,
+    refreshTariff,
+    lowerCaseEmail: login.user.email.toLowerCase(),
+  });
+  if (!written) return undefined;
+  const { created, ...row } = written;
+  return { row, created };
 }
 
 const PATCHABLE = ['title', 'display_name', 'language', 'dashboard_theme', 'conference_theme'] as const;

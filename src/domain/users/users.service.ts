@@ -10,7 +10,6 @@ import type { AccessGrant, IdentityClaims } from '../identity/identity.js';
 import type { KeycloakDirectory } from '../identity/keycloak-directory.js';
 import type { Tariff, TariffCatalog } from '../tariffs/tariff-catalog.js';
 import { ExpiringLru } from '../expiring-lru.js';
-import { convertEmailInvitesToUserInvites } from '../events/event-invites.repository.js';
 import { libravatarUrl } from './avatar.js';
 import { isTariffStatus, toPublicProfile, type CurrentUser, type FoundUser, type PublicUserProfile, type User, type UserPatch } from './user.js';
 import type { Page, PageRequest } from '../paging.js';
@@ -81,33 +80,28 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
   return {
     async login(claims) {
       const displayName = displayNameFrom(claims);
-      const result = await db.transaction().execute(async (trx) => {
-        const { row, created } = await repository.upsertUserByOidcSubject(
-          trx,
-          {
-            oidc_issuer: claims.issuer,
-            oidc_sub: claims.subject,
-            email: claims.email,
-            firstname: claims.firstname,
-            lastname: claims.lastname,
-            display_name: displayName,
-            avatar_url: claims.avatar_url ?? avatarOf(claims.email),
-            language: settings.default_language,
-            tariff_name: claims.tariff ?? null,
-            tariff_status: isTariffStatus(claims.tariff_status) ? claims.tariff_status : 'default',
-            id_token_exp: claims.expires_at,
-          },
-          // With the switch on, the IdP's name is enforced; otherwise a name the user chose survives logins.
-          { refreshDisplayName: endpoints.disallow_custom_display_name, refreshTariff: claims.tariff !== undefined || config.tariffs?.claim !== undefined },
-        );
-        // rolls the login back: a disabled user's profile is not refreshed either
-        if (row.disabled_at !== null) throw errors.invalidIdToken('The user is disabled');
-        // The IdP owns the user's groups: each login brings them as they are now.
-        await repository.replaceUserGroups(trx, row.id, claims.groups ?? []);
-        // Every login, not only the first: an address the IdP changed may have invites waiting too.
-        await convertEmailInvitesToUserInvites(trx, row.id, claims.email);
-        return { user: repository.rowToUser(row), created };
+      const login = await repository.recordLogin(db, {
+        user: {
+          oidc_issuer: claims.issuer,
+          oidc_sub: claims.subject,
+          email: claims.email,
+          firstname: claims.firstname,
+          lastname: claims.lastname,
+          display_name: displayName,
+          avatar_url: claims.avatar_url ?? avatarOf(claims.email),
+          language: settings.default_language,
+          tariff_name: claims.tariff ?? null,
+          tariff_status: isTariffStatus(claims.tariff_status) ? claims.tariff_status : 'default',
+          id_token_exp: claims.expires_at,
+        },
+        groups: claims.groups ?? [],
+        // With the switch on, the IdP's name is enforced; otherwise a name the user chose survives logins.
+        refreshDisplayName: endpoints.disallow_custom_display_name,
+        refreshTariff: claims.tariff !== undefined || config.tariffs?.claim !== undefined,
       });
+      // nothing was written: a disabled user's profile is not refreshed either
+      if (!login) throw errors.invalidIdToken('The user is disabled');
+      const result = { user: repository.rowToUser(login.row), created: login.created };
       cache.delete(cacheKey(result.user.oidc_issuer, result.user.oidc_sub));
       return result;
     },

@@ -71,13 +71,24 @@ let fixtures: Fixtures;
 async function seed(database: Database): Promise<Fixtures> {
   const db = database.db;
   const user = async (name: string) =>
-    (
-      await users.upsertUserByOidcSubject(
-        db,
-        { oidc_issuer: 'https://issuer.test', oidc_sub: `sub-${name}`, email: `${name}@example.test`, display_name: name, tariff_name: null },
-        { refreshDisplayName: false, refreshTariff: false },
-      )
-    ).row.id;
+    (await users.recordLogin(db, {
+      user: {
+        oidc_issuer: 'https://issuer.test',
+        oidc_sub: `sub-${name}`,
+        email: `${name}@example.test`,
+        firstname: '',
+        lastname: '',
+        display_name: name,
+        avatar_url: '',
+        language: 'en',
+        tariff_name: null,
+        tariff_status: 'default',
+        id_token_exp: null,
+      },
+      groups: [],
+      refreshDisplayName: false,
+      refreshTariff: false,
+    }))!.row.id;
   const alice = await user('alice');
   const bob = await user('bob');
   const event = async (title: string, isAdhoc: boolean, ageMs: number) => {

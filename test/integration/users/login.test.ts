@@ -202,6 +202,25 @@ describe('login converts e-mail invites', () => {
     ]);
     expect(await db.selectFrom('event_email_invites').selectAll().execute()).toEqual([]);
   });
+
+  it("refuses a disabled user's login and writes none of it: profile, groups and invites stay as they were", async () => {
+    const users = service();
+    const { user: host } = await users.login(claimsFor());
+    const bobClaims = claimsFor({ email: 'bob@example.org', firstname: 'Bob', groups: ['/dev'] });
+    const { user: bob } = await users.login(bobClaims);
+    await db.updateTable('users').set({ disabled_at: new Date() }).where('id', '=', bob.id).execute();
+    const event = await eventBy(host.id);
+    await db.insertInto('event_email_invites').values({ event_id: event, email: 'bob@example.org', role: 'user', created_by: host.id }).execute();
+    const rowBefore = await db.selectFrom('users').selectAll().where('id', '=', bob.id).executeTakeFirstOrThrow();
+
+    const error = await rejection(users.login({ ...bobClaims, firstname: 'Robert', groups: ['/ops'] }));
+
+    expect(error).toMatchObject({ status: 400, code: 'invalid_id_token', message: 'The user is disabled' });
+    expect(await db.selectFrom('users').selectAll().where('id', '=', bob.id).executeTakeFirstOrThrow()).toEqual(rowBefore);
+    expect(await db.selectFrom('user_groups').select('name').where('user_id', '=', bob.id).execute()).toEqual([{ name: '/dev' }]);
+    expect(await db.selectFrom('event_invites').select('invitee').where('event_id', '=', event).execute()).toEqual([]);
+    expect(await db.selectFrom('event_email_invites').select('email').where('event_id', '=', event).execute()).toEqual([{ email: 'bob@example.org' }]);
+  });
 });
 
 describe('authenticate', () => {
