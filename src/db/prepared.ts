@@ -94,6 +94,34 @@ export function preparedQuery<A extends Record<string, unknown>, R>(
 }
 
 /**
+ * The read `query` with its concurrent executions shared: a call whose arguments (`keyOf`) match
+ * one in flight on the same database waits for that one's rows instead of sending its own. A join
+ * storm's hundreds of guests arrive with the same invite code within milliseconds; every round trip
+ * to PostgreSQL costs this process a wake-up of the server, the largest part of a ticket start's CPU
+ * (scripts/bench/RESULTS.md). A shared answer is as old as the read it joined, at most a round
+ * trip older than the call: no older than a read that raced with the same write would have been.
+ * Inside a transaction each call reads for itself (its snapshot, its connection). The rows are
+ * frozen: several callers hold the same objects.
+ */
+export function sharingInFlight<A extends Record<string, unknown>, R>(query: PreparedQuery<A, R>, keyOf: (args: A) => string): PreparedQuery<A, R> {
+  const inFlight = new WeakMap<Kysely<DB>, Map<string, Promise<R[]>>>();
+  const execute = (db: Kysely<DB>, args: A): Promise<R[]> => {
+    if (db.isTransaction) return query.execute(db, args);
+    const reads = inFlight.get(db) ?? inFlight.set(db, new Map()).get(db)!;
+    const key = keyOf(args);
+    const pending = reads.get(key);
+    if (pending) return pending;
+    const read = query
+      .execute(db, args)
+      .then((rows) => rows.map((row) => Object.freeze(row)))
+      .finally(() => reads.delete(key));
+    reads.set(key, read);
+    return read;
+  };
+  return { execute, takeFirst: async (db, args) => (await execute(db, args))[0] };
+}
+
+/**
  * A query whose shape depends on its input (which filters are set): one `preparedQuery` per shape,
  * built on the shape's first use. `shapeOf` names everything `build` branches on (the code's few
  * shapes, never a value from the input); `valuesOf` the values `build` passes as parameters, a

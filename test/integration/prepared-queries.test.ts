@@ -9,7 +9,7 @@ import { sql, type Kysely } from 'kysely';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 
 import { openDatabase, type Database } from '../../src/db/connect.js';
-import { executePrepared, preparedQuery, preparedShapes } from '../../src/db/prepared.js';
+import { executePrepared, preparedQuery, preparedShapes, sharingInFlight, type PreparedQuery } from '../../src/db/prepared.js';
 import type { DB } from '../../src/db/schema.js';
 import { createTestDatabase, type TestDatabase } from '../support/database.js';
 
@@ -152,5 +152,59 @@ describe('named statements', () => {
     } finally {
       await sql`alter table users drop column prepared_test_extra`.execute(db);
     }
+  });
+});
+
+describe('sharingInFlight', () => {
+  /** `userByIdAndIssuer` shared in flight, counting the reads it sends. */
+  function counted() {
+    const sent: string[] = [];
+    const read: PreparedQuery<{ id: string; issuer: string }, { id: string; display_name: string }> = {
+      execute: (db, args) => {
+        sent.push(args.id);
+        return userByIdAndIssuer.execute(db, args);
+      },
+      takeFirst: () => {
+        throw new Error('sharingInFlight goes through execute');
+      },
+    };
+    return { sent, shared: sharingInFlight(read, ({ id, issuer }) => `${id} ${issuer}`) };
+  }
+
+  it('answers concurrent calls with the same arguments from one read, its rows frozen; other arguments read for themselves', async () => {
+    const ada = await insertUser('ada');
+    const bob = await insertUser('bob');
+    const { sent, shared } = counted();
+    const args = { id: ada.id, issuer: 'https://idp.test' };
+    const answers = await Promise.all([
+      shared.takeFirst(db, args),
+      shared.takeFirst(db, args),
+      shared.takeFirst(db, { ...args, id: bob.id }),
+      shared.takeFirst(db, args),
+    ]);
+    expect(answers).toEqual([ada, ada, bob, ada]);
+    expect(sent).toEqual([ada.id, bob.id]);
+    expect(answers[1]).toBe(answers[0]);
+    expect(Object.isFrozen(answers[0])).toBe(true);
+  });
+
+  it('reads again once the shared read is answered, and sees what changed meanwhile', async () => {
+    const ada = await insertUser('ada');
+    const { sent, shared } = counted();
+    const args = { id: ada.id, issuer: 'https://idp.test' };
+    expect(await shared.takeFirst(db, args)).toEqual(ada);
+    await db.updateTable('users').set({ display_name: 'Ada L.' }).where('id', '=', ada.id).execute();
+    expect(await shared.takeFirst(db, args)).toEqual({ ...ada, display_name: 'Ada L.' });
+    expect(sent).toHaveLength(2);
+  });
+
+  it('shares nothing inside a transaction: each call reads in its own snapshot', async () => {
+    const ada = await insertUser('ada');
+    const { sent, shared } = counted();
+    const args = { id: ada.id, issuer: 'https://idp.test' };
+    await db.transaction().execute(async (trx) => {
+      expect(await Promise.all([shared.takeFirst(trx, args), shared.takeFirst(trx, args)])).toEqual([ada, ada]);
+    });
+    expect(sent).toHaveLength(2);
   });
 });

@@ -8,7 +8,7 @@ import type { Kysely, Transaction } from 'kysely';
 import { countAndPage } from '../../db/paging.js';
 import type { DB, RoomInviteRow } from '../../db/schema.js';
 import type { PageRequest } from '../paging.js';
-import { preparedQuery } from '../../db/prepared.js';
+import { preparedQuery, sharingInFlight } from '../../db/prepared.js';
 
 type Db = Kysely<DB> | Transaction<DB>;
 
@@ -60,19 +60,27 @@ export async function updateRoomInvite(
     .executeTakeFirst();
 }
 
-/** An active, unexpired invite with its room's password (null: none). Prepared: every guest's ticket start reads it. */
-const validInviteQuery = preparedQuery(['code', 'now'], (db, { code, now }: { code: string; now: Date }) =>
-  db
-    .selectFrom('room_invites')
-    .innerJoin('rooms', 'rooms.id', 'room_invites.room_id')
-    .select(['room_invites.code', 'room_invites.room_id', 'rooms.password as room_password'])
-    .where('room_invites.code', '=', code)
-    .where('room_invites.active', '=', true)
-    .where((eb) => eb.or([eb('room_invites.expiration', 'is', null), eb('room_invites.expiration', '>', now)])),
+/**
+ * An active invite with its expiry and its room's password (null: none). Prepared, and shared in
+ * flight: every guest's ticket start reads it, a join storm's guests all with the same code. The
+ * expiry is judged by each caller against its own clock, so that the read depends on the code alone.
+ */
+const activeInviteQuery = sharingInFlight(
+  preparedQuery(['code'], (db, { code }: { code: string }) =>
+    db
+      .selectFrom('room_invites')
+      .innerJoin('rooms', 'rooms.id', 'room_invites.room_id')
+      .select(['room_invites.code', 'room_invites.room_id', 'room_invites.expiration', 'rooms.password as room_password'])
+      .where('room_invites.code', '=', code)
+      .where('room_invites.active', '=', true),
+  ),
+  ({ code }) => code,
 );
 
+/** An active invite unexpired at `now`, with its room's password (null: none). */
 export async function findValidInvite(db: Db, code: string, now: Date): Promise<{ code: string; room_id: string; room_password: string | null } | undefined> {
-  return validInviteQuery.takeFirst(db, { code, now });
+  const invite = await activeInviteQuery.takeFirst(db, { code });
+  return invite && (invite.expiration === null || invite.expiration > now) ? invite : undefined;
 }
 
 /** Invite codes expired at `now` (`expiration <= now`), oldest expiry first. */

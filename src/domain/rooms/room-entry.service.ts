@@ -75,7 +75,8 @@ export function createRoomEntryService({ db, callIn = {} }: RoomEntryDeps): Room
       role: userId === null ? 'guest' : userRoleInRoom(isRoomOwner, row.invite_role),
       isRoomOwner,
       ...(row.user_avatar_url ? { avatarUrl: row.user_avatar_url } : {}),
-      ...(userId !== null ? { groups: row.user_groups ?? [] } : {}),
+      // a copy: the row may be shared with other entrants' reads (sharingInFlight)
+      ...(userId !== null ? { groups: [...(row.user_groups ?? [])] } : {}),
     };
   }
 
