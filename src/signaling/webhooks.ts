@@ -7,14 +7,16 @@
  * itself (the room's session start, the timer id, the participant's join time): should two
  * instances ever queue the same change, the outbox keeps one.
  *
- * Queueing does not hold the socket: it runs beside the command. An insert that fails (the
+ * Queueing does not hold the socket: it runs beside the command. A room's events enter the outbox
+ * in order, those that waited meanwhile together (at most `BATCH` in one statement: a join storm
+ * is hundreds of events per room, each insert a round trip). An insert that fails (the
  * database away) is tried again, waiting `retryBaseMs` doubling up to `retryMaxMs`, until it
  * succeeds (at least once: the dedupe key makes a repeat harmless). The events wait in memory, at
  * most `maxQueued` of them (beyond, the oldest is dropped, logged and counted); `close` gives them
  * a time limit to reach the outbox. What a process crash finds in memory is lost.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { WebhookData, WebhookEventType, WebhookOutbox } from '../domain/webhooks/outbox.js';
+import type { WebhookData, WebhookEvent, WebhookEventType, WebhookOutbox } from '../domain/webhooks/outbox.js';
 import type { Logger } from '../logger.js';
 import type { RoomContext } from './room-context.js';
 import type { Session } from './session.js';
@@ -41,10 +43,12 @@ export interface SignalingWebhooksOptions {
 /** A room of 100 leaving while the database is away is 100 events: room for many such. */
 export const SIGNALING_WEBHOOKS_DEFAULTS: Omit<SignalingWebhooksOptions, 'onDrop'> = { maxQueued: 10_000, retryBaseMs: 200, retryMaxMs: 10_000 };
 
+/** Events of a room inserted in one statement at most. */
+const BATCH = 100;
+
 interface Queued {
   room: EventRoom;
-  run(): Promise<void>;
-  type: WebhookEventType;
+  event: WebhookEvent<WebhookEventType>;
   dropped: boolean;
 }
 
@@ -61,29 +65,36 @@ export function createSignalingWebhooks(outbox: WebhookOutbox, logger: Logger, o
     item.dropped = true;
     all.delete(item);
     options.onDrop();
-    logger.warn({ roomId: item.room.roomId, type: item.type }, `a webhook event of signaling was dropped: ${why}`);
+    logger.warn({ roomId: item.room.roomId, type: item.event.type }, `a webhook event of signaling was dropped: ${why}`);
   }
 
-  /** Tries until it succeeds (true), the event is dropped, or the queue is stopped. */
-  async function insert(item: Queued): Promise<boolean> {
-    for (let attempt = 0; !item.dropped && !stopping.signal.aborted; attempt++) {
+  /**
+   * Inserts the events at the head of the room's queue (up to BATCH, less those dropped meanwhile),
+   * trying until it succeeds; answers how many of the queue's first entries are done with, 0 when
+   * the queue is stopped first.
+   */
+  async function insertHead(queue: Queued[]): Promise<number> {
+    for (let attempt = 0; !stopping.signal.aborted; attempt++) {
+      const head = queue.slice(0, BATCH);
+      const batch = head.filter((item) => !item.dropped);
       try {
-        await item.run();
-        return true;
+        if (batch.length > 0) await outbox.enqueue(batch.map((item) => item.event));
+        return head.length;
       } catch (err) {
         const waitMs = Math.min(options.retryBaseMs * 2 ** attempt, options.retryMaxMs);
-        logger.warn({ err, roomId: item.room.roomId, type: item.type, attempt, waitMs }, 'queueing a webhook event of signaling failed; trying again');
+        const { roomId } = queue[0]!.room;
+        logger.warn({ err, roomId, events: batch.length, attempt, waitMs }, 'queueing webhook events of signaling failed; trying again');
         await sleep(waitMs, undefined, { signal: stopping.signal }).catch(() => undefined);
       }
     }
-    return false;
+    return 0;
   }
 
   async function drain(roomId: string, queue: Queued[]): Promise<void> {
-    for (let item = queue[0]; item; item = queue[0]) {
-      if (!(await insert(item))) drop(item, 'shutting down before the database took it');
-      queue.shift();
-      all.delete(item);
+    while (queue.length > 0) {
+      const done = await insertHead(queue);
+      if (done === 0) for (const item of queue) drop(item, 'shutting down before the database took it');
+      for (const item of queue.splice(0, done === 0 ? queue.length : done)) all.delete(item);
     }
     rooms.delete(roomId);
     if (all.size === 0) drained?.();
@@ -91,13 +102,7 @@ export function createSignalingWebhooks(outbox: WebhookOutbox, logger: Logger, o
 
   return {
     emit(room, type, data, dedupeKey) {
-      const at = new Date();
-      const item: Queued = {
-        room,
-        type,
-        dropped: false,
-        run: () => outbox.enqueue({ type, data, owner: room.ownerId, at, dedupeKey }),
-      };
+      const item: Queued = { room, event: { type, data, owner: room.ownerId, at: new Date(), dedupeKey }, dropped: false };
       if (all.size >= options.maxQueued) drop(all.values().next().value!, `more than ${options.maxQueued} waiting`);
       all.add(item);
       const queue = rooms.get(room.roomId);

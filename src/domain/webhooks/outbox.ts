@@ -9,13 +9,13 @@
  * written.
  *
  * Events decided outside a transaction (signaling, possibly seen by several instances) are queued
- * through a `WebhookOutbox`, each in one statement of its own (atomic), and pass a `dedupeKey` naming the
- * change: the second instance's enqueue of the same change is dropped by the unique key.
+ * through a `WebhookOutbox`, several at a time in one statement (atomic), and pass a `dedupeKey`
+ * naming the change: the second instance's enqueue of the same change is dropped by the unique key.
  */
 import { randomUUID } from 'node:crypto';
 import type { components } from '../../../generated/openapi.js';
 import type { Db } from '../../db/schema.js';
-import { queueMessage } from './webhooks.repository.js';
+import { queueMessages, type QueuedMessage } from './webhooks.repository.js';
 
 export type WebhookEventType = components['schemas']['WebhookEventType'];
 type Schemas = components['schemas'];
@@ -66,21 +66,26 @@ function subjectOf(data: WebhookData[WebhookEventType]): string {
   return 'event_id' in data ? `event:${data.event_id}` : `room:${data.room_id}`;
 }
 
-/** Queues the event, in the transaction of the change it reports when `db` is one. */
-export async function enqueueWebhook<T extends WebhookEventType>(db: Db, event: WebhookEvent<T>): Promise<void> {
+/** The message of an event, as the outbox stores it. */
+function messageOf(event: WebhookEvent<WebhookEventType>): QueuedMessage & { owner: string } {
   const id = `msg_${randomUUID().replaceAll('-', '')}`;
   const body = JSON.stringify({ id, type: event.type, timestamp: event.at.toISOString(), data: event.data });
-  await queueMessage(db, event.owner, { id, type: event.type, subject: subjectOf(event.data), body, dedupeKey: event.dedupeKey ?? null });
+  return { id, type: event.type, subject: subjectOf(event.data), body, dedupeKey: event.dedupeKey ?? null, owner: event.owner };
+}
+
+/** Queues the event, in the transaction of the change it reports when `db` is one. */
+export async function enqueueWebhook<T extends WebhookEventType>(db: Db, event: WebhookEvent<T>): Promise<void> {
+  await queueMessages(db, [messageOf(event)]);
 }
 
 /** The outbox for changes made outside the database (signaling's), which have no transaction to join. */
 export interface WebhookOutbox {
-  /** Queues one event, atomically (one statement). */
-  enqueue<T extends WebhookEventType>(event: WebhookEvent<T>): Promise<void>;
+  /** Queues the events in their order, atomically (one statement). */
+  enqueue(events: readonly WebhookEvent<WebhookEventType>[]): Promise<void>;
 }
 
 export function createWebhookOutbox(db: Db): WebhookOutbox {
   return {
-    enqueue: (event) => enqueueWebhook(db, event),
+    enqueue: (events) => queueMessages(db, events.map(messageOf)),
   };
 }

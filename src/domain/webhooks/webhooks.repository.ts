@@ -83,7 +83,6 @@ export async function pageOfDeliveries(
   return countAndPage(ofSubscription, ordered, page);
 }
 
-/** The subscriptions of `owner` and the operator's that asked for `type`. */
 /** A message as queued: its id, event type, subject and body, and the key naming its change (null: none). */
 export type QueuedMessage = {
   id: string;
@@ -94,47 +93,46 @@ export type QueuedMessage = {
 };
 
 /**
- * Queues the message and a delivery for each subscription that wants it: those of `owner` and the
- * operator's that asked for its type. One statement (the signaling's joins and leaves each queue
- * one, and a transaction of three round trips cost more than the rest of a join's database work):
- * the message is written only when some subscription wants it, and not at all when a message of the
- * same `dedupeKey` was queued already (by another instance), which then gets no deliveries either.
+ * Queues the messages, in their order, and a delivery of each to every subscription that wants it:
+ * those of its owner and the operator's that asked for its type. One statement, whatever the number
+ * of messages (signaling queues every join and leave, in storms of hundreds per room, and each round
+ * trip to PostgreSQL costs more than the rest of a join's database work). A message is written only
+ * when some subscription wants it, and not at all when a message of the same dedupe key was queued
+ * already (by another instance), which then gets no deliveries either. The deliveries' ids follow
+ * the messages' order: the worker sends a subject's deliveries in id order.
  */
-const enqueueMessage = preparedQuery<QueuedMessage & { owner: string }, never>(['id', 'type', 'subject', 'body', 'dedupeKey', 'owner'], (db, message) =>
-  db
-    .with('interested', (db) =>
-      db
-        .selectFrom('webhook_subscriptions')
-        .select('id')
-        .where((eb) => eb.or([eb('owner', '=', message.owner), eb('owner', 'is', null)]))
-        .where(sql<boolean>`${message.type} = any(event_types)`),
-    )
-    .with('message', (db) =>
-      db
-        .insertInto('webhook_messages')
-        .columns(['id', 'type', 'subject', 'body', 'dedupe_key'])
-        .expression((eb) =>
-          eb
-            .selectFrom('interested')
-            .select([
-              eb.val(message.id).as('id'),
-              eb.val(message.type).as('type'),
-              eb.val(message.subject).as('subject'),
-              eb.val(message.body).as('body'),
-              eb.val(message.dedupeKey).as('dedupe_key'),
-            ])
-            .limit(1),
-        )
-        .onConflict((oc) => oc.column('dedupe_key').doNothing())
-        .returning('id'),
-    )
-    .insertInto('webhook_deliveries')
-    .columns(['message_id', 'subscription_id', 'subject'])
-    .expression((eb) => eb.selectFrom(['message', 'interested']).select(['message.id', 'interested.id', eb.val(message.subject).as('subject')])),
-);
+const enqueueMessages = preparedQuery<
+  { ids: string[]; types: string[]; subjects: string[]; bodies: string[]; dedupeKeys: (string | null)[]; owners: Owner[] },
+  never
+>(['ids', 'types', 'subjects', 'bodies', 'dedupeKeys', 'owners'], (db, m) => ({
+  compile: () =>
+    sql<never>`
+        with queued as (
+          select q.id, q.type, q.subject, q.body, q.dedupe_key, q.owner, q.position from unnest(${m.ids}::text[], ${m.types}::text[], ${m.subjects}::text[], ${m.bodies}::text[], ${m.dedupeKeys}::text[], ${m.owners}::uuid[])
+            with ordinality as q(id, type, subject, body, dedupe_key, owner, position)),
+        wanted as (
+          select q.id, q.type, q.subject, q.body, q.dedupe_key, q.position, s.id as subscription_id
+          from queued q join webhook_subscriptions s on (s.owner = q.owner or s.owner is null) and q.type = any(s.event_types)),
+        message as (
+          insert into webhook_messages (id, type, subject, body, dedupe_key)
+          select distinct on (position) id, type, subject, body, dedupe_key from wanted order by position
+          on conflict (dedupe_key) do nothing
+          returning id)
+        insert into webhook_deliveries (message_id, subscription_id, subject)
+        select wanted.id, wanted.subscription_id, wanted.subject from wanted join message on message.id = wanted.id
+        order by wanted.position, wanted.subscription_id`.compile(db),
+}));
 
-export async function queueMessage(db: Db, owner: string, message: QueuedMessage): Promise<void> {
-  await enqueueMessage.execute(db, { ...message, owner });
+export async function queueMessages(db: Db, messages: readonly (QueuedMessage & { owner: Owner })[]): Promise<void> {
+  if (messages.length === 0) return;
+  await enqueueMessages.execute(db, {
+    ids: messages.map((m) => m.id),
+    types: messages.map((m) => m.type),
+    subjects: messages.map((m) => m.subject),
+    bodies: messages.map((m) => m.body),
+    dedupeKeys: messages.map((m) => m.dedupeKey),
+    owners: messages.map((m) => m.owner),
+  });
 }
 
 /** What a meeting's webhook events carry. */

@@ -1,0 +1,66 @@
+/**
+ * Signaling's webhook events reach the outbox in batches: the events of a room that waited while an
+ * insert was under way go in together, in one statement, in the order they happened (the deliveries'
+ * ids follow it, which is the order the worker sends a subject's deliveries in). Events nobody
+ * subscribed to are not written, and a change queued twice is one message.
+ */
+import { randomUUID } from 'node:crypto';
+import { pino } from 'pino';
+import { afterEach, beforeEach, expect, it } from 'vitest';
+import { createWebhookOutbox, type WebhookOutbox } from '../../../src/domain/webhooks/outbox.js';
+import { createSignalingWebhooks } from '../../../src/signaling/webhooks.js';
+import { dbOf, useTestApp } from '../../support/test-app.js';
+import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
+
+const app = useTestApp({ webhooks: { allow_http: true, allow_private: true } });
+
+let receiver: WebhookReceiver;
+beforeEach(async () => {
+  receiver = await startWebhookReceiver();
+});
+afterEach(() => receiver.close());
+
+it("queues a room's waiting events together and in order; unwanted ones are not written, a repeated change is one message", async () => {
+  const ada = await app.login('ada');
+  const subscribed = await fetch(`${app.url}/v1/webhook_subscriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ada.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url, event_types: ['room.started', 'participant.joined'] }),
+  });
+  expect(subscribed.status).toBe(201);
+
+  const outbox = createWebhookOutbox(dbOf(app));
+  const batches: string[][] = [];
+  const recording: WebhookOutbox = {
+    enqueue: (events) => {
+      batches.push(events.map((event) => event.dedupeKey ?? ''));
+      return outbox.enqueue(events);
+    },
+  };
+  const queue = createSignalingWebhooks(recording, pino({ level: 'silent' }), { maxQueued: 100, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => {} });
+  const room = { roomId: randomUUID(), ownerId: ada.id };
+  const joined = (n: number) => ({ room_id: room.roomId, participant_id: randomUUID(), kind: 'guest', display_name: `Guest ${n}`, role: 'guest' }) as const;
+
+  queue.emit(room, 'room.started', { room_id: room.roomId }, 'started');
+  for (const n of [1, 2, 3]) queue.emit(room, 'participant.joined', joined(n), `joined-${n}`);
+  queue.emit(room, 'room.ended', { room_id: room.roomId }, 'ended'); // nobody asked for it
+  queue.emit(room, 'participant.joined', joined(1), 'joined-1'); // the same change once more
+  await queue.close(5_000);
+
+  // the first event leaves at once; the rest waited for it and go together
+  expect(batches).toEqual([['started'], ['joined-1', 'joined-2', 'joined-3', 'ended', 'joined-1']]);
+  const delivered = await dbOf(app)
+    .selectFrom('webhook_deliveries')
+    .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
+    .select(['webhook_messages.dedupe_key', 'webhook_messages.type'])
+    .where('webhook_deliveries.subject', '=', `room:${room.roomId}`)
+    .orderBy('webhook_deliveries.id')
+    .execute();
+  expect(delivered).toEqual([
+    { dedupe_key: 'started', type: 'room.started' },
+    { dedupe_key: 'joined-1', type: 'participant.joined' },
+    { dedupe_key: 'joined-2', type: 'participant.joined' },
+    { dedupe_key: 'joined-3', type: 'participant.joined' },
+  ]);
+  expect(await dbOf(app).selectFrom('webhook_messages').select('dedupe_key').where('dedupe_key', '=', 'ended').execute()).toEqual([]);
+});
