@@ -102,7 +102,9 @@ export function scheduleColumns(schedule: Schedule): TimeColumns {
 }
 
 /** The schedule stored in a timed event's row; undefined for a time-independent event. */
-export function scheduleOf(row: EventRow): Schedule | undefined {
+export function scheduleOf(
+  row: Pick<EventRow, 'is_time_independent' | 'is_all_day' | 'starts_at' | 'starts_at_tz' | 'ends_at' | 'ends_at_tz' | 'recurrence_pattern'>,
+): Schedule | undefined {
   if (row.is_time_independent || !row.starts_at || !row.ends_at) return undefined;
   return {
     isAllDay: row.is_all_day ?? false,

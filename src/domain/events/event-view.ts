@@ -29,10 +29,20 @@ export interface ViewContext {
   invitees: Map<string, Invitee[]>;
 }
 
-/** RFC 3339 in UTC, without a fraction when there is none (`2026-12-01T09:00:00Z`). */
+/**
+ * RFC 3339 in UTC, without a fraction when there is none (`2026-12-01T09:00:00Z`). From the date's
+ * parts: a page of events writes some 150 instants, and `toISOString` took three times as long.
+ */
 export function utc(date: Date): string {
-  return date.toISOString().replace('.000Z', 'Z');
+  const year = date.getUTCFullYear();
+  // toISOString writes years outside 0000–9999 with a sign and six digits
+  if (!(year >= 0 && year <= 9999)) return date.toISOString().replace('.000Z', 'Z'); // and an invalid date throws as it did
+  const ms = date.getUTCMilliseconds();
+  const fraction = ms === 0 ? '' : `.${String(ms).padStart(3, '0')}`;
+  return `${String(year).padStart(4, '0')}-${two(date.getUTCMonth() + 1)}-${two(date.getUTCDate())}T${two(date.getUTCHours())}:${two(date.getUTCMinutes())}:${two(date.getUTCSeconds())}${fraction}Z`;
 }
+
+const two = (n: number): string => (n < 10 ? `0${n}` : String(n));
 
 const dateTimeTz = (date: Date, timezone: string): DateTimeTz => ({ datetime: utc(date), timezone });
 
