@@ -104,6 +104,7 @@ function onHubEvent(parts: ControlParts & { roles: Roles }, event: HubEvent): vo
   if (event.type === 'message') {
     // a role order reaches the target's instance: carried out in the target session's order
     if (parts.roles.isOrder(event.message)) parts.roles.carryOut(event.hub, event.message);
+    else parts.listed.delivered(event.hub, event.message.payload);
     return;
   }
   if (event.type === 'closed') parts.timeLimit.disarm(event.hub.roomId);

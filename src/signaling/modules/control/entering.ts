@@ -50,6 +50,7 @@ export async function enterRoom(parts: ControlParts, session: Session, hub: Room
   session.joinedAt = parts.now();
   const member = memberOf(session);
   hub.hold(session);
+  const heldAt = { hub, delivered: parts.listed.deliveredSoFar(hub) };
   session.state = 'joined';
   const joinedAtMs = parts.deps.scheduler.now();
   let entry: Entry;
@@ -63,7 +64,7 @@ export async function enterRoom(parts: ControlParts, session: Session, hub: Room
     entry = taken;
     // the others first: until the newcomer itself is told, a failure gives the place back and changes nothing
     await hub.publish({ namespace: 'control', payload: { message: 'joined', ...entry.self }, audience: { to: 'room', except: session.participant.id } });
-    parts.listed.remember(session, entry.participants);
+    parts.listed.remember(session, entry.participants, heldAt);
     hub.release(session, joinSuccess(session, member.record, entry));
   } catch (err) {
     hub.drop(session);
