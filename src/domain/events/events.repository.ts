@@ -25,11 +25,11 @@ import type { ListPosition } from './cursor.js';
 
 type Db = Kysely<DB>;
 
-/** An event as one caller sees it. */
 /** The columns of an event that a view leaves out: the listing's own index columns, no answer's. */
 type ListingColumns = 'range_end' | 'span_start' | 'span_end' | 'span_class';
 const LISTING_COLUMNS: ReadonlySet<string> = new Set<ListingColumns>(['range_end', 'span_start', 'span_end', 'span_class']);
 
+/** An event as one caller sees it. */
 export interface EventViewRow extends Omit<EventRow, ListingColumns> {
   room_password: string | null;
   room_waiting_room: boolean;
@@ -76,8 +76,8 @@ const EVENT_COLUMNS = columnsOf<EventRow>({
 });
 
 /**
- * An event's columns in a view. A page of 30 events carried 120 instants no answer shows (parsing
- * them was a fifth of reading the page).
+ * An event's columns in a view. A page of 30 events carried 90 instants and 30 numbers that no
+ * answer shows; leaving them out made reading the page a fifth cheaper.
  */
 const VIEW_COLUMNS = EVENT_COLUMNS.filter((column): column is Exclude<typeof column, ListingColumns> => !LISTING_COLUMNS.has(column));
 

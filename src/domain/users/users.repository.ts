@@ -115,19 +115,7 @@ export interface LoginRecord {
 
 type LoginArgs = LoginRecord['user'] & Omit<LoginRecord, 'user'> & { lowerCaseEmail: string };
 
-/**
- * A login's writes, in one statement (a transaction of four round trips cost more than the rest of
- * a login):
- * - `account` inserts the user, or on a known (issuer, subject) refreshes what the IdP owns; so two
- *   first logins racing each other cannot both insert. Title, language and themes belong to the user
- *   and are never overwritten. A disabled user's row is left as it is and not returned, which leaves
- *   every later step without a user: nothing of a refused login is written.
- * - `dropped_groups` and `added_groups` make the token's groups the user's (the IdP owns them).
- * - `claimed` and `converted` turn the pending e-mail invitations of the address into invitations of
- *   the user, on every login (an address the IdP changed may have invites waiting too). The role is
- *   kept (an e-mail `guest` becomes a `user`: registered invitees have no guest role), and so is the
- *   inviter. A direct invitation the user already has stands, with its role.
- */
+/** The user's columns a login writes. */
 const USER_FIELDS = columnsOf<LoginRecord['user']>({
   oidc_issuer: true,
   oidc_sub: true,
@@ -142,6 +130,19 @@ const USER_FIELDS = columnsOf<LoginRecord['user']>({
   id_token_exp: true,
 });
 
+/**
+ * A login's writes, in one statement (a transaction of five or six round trips cost more than the
+ * rest of a login):
+ * - `account` inserts the user, or on a known (issuer, subject) refreshes what the IdP owns; so two
+ *   first logins racing each other cannot both insert. Title, language and themes belong to the user
+ *   and are never overwritten. A disabled user's row is left as it is and not returned, which leaves
+ *   every later step without a user: nothing of a refused login is written.
+ * - `dropped_groups` and `added_groups` make the token's groups the user's (the IdP owns them).
+ * - `claimed` and `converted` turn the pending e-mail invitations of the address into invitations of
+ *   the user, on every login (an address the IdP changed may have invites waiting too). The role is
+ *   kept (an e-mail `guest` becomes a `user`: registered invitees have no guest role), and so is the
+ *   inviter. A direct invitation the user already has stands, with its role.
+ */
 const loginStatement = preparedQuery<LoginArgs, UserRow & { created: boolean }>(
   [...USER_FIELDS, 'groups', 'refreshDisplayName', 'refreshTariff', 'lowerCaseEmail'],
   (db, args) =>
