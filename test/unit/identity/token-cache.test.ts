@@ -32,6 +32,17 @@ describe('ExpiringLru', () => {
     expect(['a', 'c', 'd'].map((key) => cache.get(key))).toEqual([1, 1, 1]);
   });
 
+  it('moves a read entry only from the older half: it is evicted no sooner than half the bound of insertions later', () => {
+    const cache = new ExpiringLru<number>(4, () => 0);
+    for (const key of ['a', 'b', 'c', 'd']) cache.set(key, 1, 10);
+    cache.get('c'); // among the newest two: stays where it is (order a b c d)
+    cache.get('a'); // the oldest: moves to the newest end (order b c d a)
+    cache.set('e', 1, 10); // evicts b
+    cache.set('f', 1, 10); // evicts c, two insertions after its read (d, read by nobody, is newer)
+    expect(['b', 'c'].map((key) => cache.get(key))).toEqual([undefined, undefined]);
+    expect(['d', 'a', 'e', 'f'].map((key) => cache.get(key))).toEqual([1, 1, 1, 1]);
+  });
+
   it('stays bounded under many distinct keys', () => {
     const cache = new ExpiringLru<number>(100, () => 0);
     for (let i = 0; i < 10_000; i++) cache.set(String(i), i, 10);
