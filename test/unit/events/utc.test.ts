@@ -1,7 +1,8 @@
 /**
  * `utc`, the instants of every event answer: RFC 3339 in UTC as `toISOString` writes it, without
- * the fraction when it is zero, for every year (those outside 0000–9999 in toISOString's extended
- * form) and every millisecond; an invalid date is refused as toISOString refuses it.
+ * the fraction when it is zero. Checked at the edges of years 0000–9999 and past them (toISOString's
+ * extended form), and over a year of instants with 0, 1, 10 and 100 ms; an invalid date is refused
+ * as toISOString refuses it.
  */
 import { describe, expect, it } from 'vitest';
 import { utc } from '../../../src/domain/events/event-view.js';
