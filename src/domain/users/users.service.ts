@@ -101,9 +101,9 @@ export function createUserService({ db, config, tariffs, directory, authCache = 
       });
       // nothing was written: a disabled user's profile is not refreshed either
       if (!login) throw errors.invalidIdToken('The user is disabled');
-      const result = { user: repository.rowToUser(login.row), created: login.created };
-      cache.delete(cacheKey(result.user.oidc_issuer, result.user.oidc_sub));
-      return result;
+      const user = repository.rowToUser(login.row);
+      cache.delete(cacheKey(user.oidc_issuer, user.oidc_sub));
+      return { user, created: login.created };
     },
 
     async authenticate(grant) {

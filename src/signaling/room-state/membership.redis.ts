@@ -46,7 +46,7 @@ const keysOf = (roomId: string) => {
   };
 };
 const scriptKeys = (roomId: string) => Object.values(keysOf(roomId));
-const KEY_COUNT = 7;
+const KEY_COUNT = scriptKeys('').length;
 /** The keys of READ: members, changes, gone, versions. */
 const readKeys = (roomId: string) => {
   const { members, changes, gone, versions } = keysOf(roomId);
