@@ -8,7 +8,7 @@
  * instances ever queue the same change, the outbox keeps one.
  *
  * Queueing does not hold the socket: it runs beside the command. A room's events enter the outbox
- * in order, those that waited meanwhile together (at most `BATCH` in one statement: a join storm
+ * in order, those that waited meanwhile together (at most `EVENTS_PER_STATEMENT` in one statement: a join storm
  * is hundreds of events per room, each insert a round trip). An insert that fails (the
  * database away) is tried again, waiting `retryBaseMs` doubling up to `retryMaxMs`, until it
  * succeeds (at least once: the dedupe key makes a repeat harmless). The events wait in memory, at
@@ -44,7 +44,7 @@ export interface SignalingWebhooksOptions {
 export const SIGNALING_WEBHOOKS_DEFAULTS: Omit<SignalingWebhooksOptions, 'onDrop'> = { maxQueued: 10_000, retryBaseMs: 200, retryMaxMs: 10_000 };
 
 /** Events of a room inserted in one statement at most. */
-const BATCH = 100;
+export const EVENTS_PER_STATEMENT = 100;
 
 interface Queued {
   room: EventRoom;
@@ -69,13 +69,13 @@ export function createSignalingWebhooks(outbox: WebhookOutbox, logger: Logger, o
   }
 
   /**
-   * Inserts the events at the head of the room's queue (up to BATCH, less those dropped meanwhile),
+   * Inserts the events at the head of the room's queue (up to EVENTS_PER_STATEMENT, less those dropped meanwhile),
    * trying until it succeeds; answers how many of the queue's first entries are done with, 0 when
    * the queue is stopped first.
    */
   async function insertHead(queue: Queued[]): Promise<number> {
     for (let attempt = 0; !stopping.signal.aborted; attempt++) {
-      const head = queue.slice(0, BATCH);
+      const head = queue.slice(0, EVENTS_PER_STATEMENT);
       const batch = head.filter((item) => !item.dropped);
       try {
         if (batch.length > 0) await outbox.enqueue(batch.map((item) => item.event));

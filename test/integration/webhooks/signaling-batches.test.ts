@@ -1,14 +1,15 @@
 /**
  * Signaling's webhook events reach the outbox in batches: the events of a room that waited while an
  * insert was under way go in together, in one statement, in the order they happened (the deliveries'
- * ids follow it, which is the order the worker sends a subject's deliveries in). Events nobody
- * subscribed to are not written, and a change queued twice is one message.
+ * ids follow it, which is the order the worker sends a subject's deliveries in), at most
+ * `EVENTS_PER_STATEMENT` at a time. Events nobody subscribed to are not written, and a change queued
+ * twice is one message.
  */
 import { randomUUID } from 'node:crypto';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { createWebhookOutbox, type WebhookOutbox } from '../../../src/domain/webhooks/outbox.js';
-import { createSignalingWebhooks } from '../../../src/signaling/webhooks.js';
+import { createSignalingWebhooks, EVENTS_PER_STATEMENT } from '../../../src/signaling/webhooks.js';
 import { dbOf, useTestApp } from '../../support/test-app.js';
 import { startWebhookReceiver, type WebhookReceiver } from '../../support/webhook-receiver.js';
 
@@ -63,4 +64,38 @@ it("queues a room's waiting events together and in order; unwanted ones are not 
     { dedupe_key: 'joined-3', type: 'participant.joined' },
   ]);
   expect(await dbOf(app).selectFrom('webhook_messages').select('dedupe_key').where('dedupe_key', '=', 'ended').execute()).toEqual([]);
+});
+
+it(`inserts at most ${EVENTS_PER_STATEMENT} events in one statement, the rest in the next, all in order`, async () => {
+  const ada = await app.login('ada');
+  const subscribed = await fetch(`${app.url}/v1/webhook_subscriptions`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ada.accessToken}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: receiver.url, event_types: ['room.started'] }),
+  });
+  expect(subscribed.status).toBe(201);
+  const outbox = createWebhookOutbox(dbOf(app));
+  const batches: number[] = [];
+  const recording: WebhookOutbox = {
+    enqueue: (events) => {
+      batches.push(events.length);
+      return outbox.enqueue(events);
+    },
+  };
+  const queue = createSignalingWebhooks(recording, pino({ level: 'silent' }), { maxQueued: 1_000, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => {} });
+  const room = { roomId: randomUUID(), ownerId: ada.id };
+  const keys = Array.from({ length: EVENTS_PER_STATEMENT + 2 }, (_, n) => `batch-${String(n).padStart(3, '0')}`);
+  for (const key of keys) queue.emit(room, 'room.started', { room_id: room.roomId }, key);
+  await queue.close(5_000);
+
+  // the first leaves at once; of the others, a full statement and then the last one
+  expect(batches).toEqual([1, EVENTS_PER_STATEMENT, 1]);
+  const delivered = await dbOf(app)
+    .selectFrom('webhook_deliveries')
+    .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
+    .select('webhook_messages.dedupe_key')
+    .where('webhook_deliveries.subject', '=', `room:${room.roomId}`)
+    .orderBy('webhook_deliveries.id')
+    .execute();
+  expect(delivered.map((row) => row.dedupe_key)).toEqual(keys);
 });
