@@ -21,15 +21,18 @@ beforeEach(async () => {
 });
 afterEach(() => receiver.close());
 
-it("queues a room's waiting events together and in order; unwanted ones are not written, a repeated change is one message", async () => {
+/**
+ * Ada, subscribed to `eventTypes`, and a signaling queue for one of her rooms whose inserts (the
+ * real outbox) are recorded: each statement's dedupe keys, and the room's deliveries in id order.
+ */
+async function roomQueue(eventTypes: string[]) {
   const ada = await app.login('ada');
   const subscribed = await fetch(`${app.url}/v1/webhook_subscriptions`, {
     method: 'POST',
     headers: { authorization: `Bearer ${ada.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: receiver.url, event_types: ['room.started', 'participant.joined'] }),
+    body: JSON.stringify({ url: receiver.url, event_types: eventTypes }),
   });
   expect(subscribed.status).toBe(201);
-
   const outbox = createWebhookOutbox(dbOf(app));
   const batches: string[][] = [];
   const recording: WebhookOutbox = {
@@ -38,8 +41,21 @@ it("queues a room's waiting events together and in order; unwanted ones are not 
       return outbox.enqueue(events);
     },
   };
-  const queue = createSignalingWebhooks(recording, pino({ level: 'silent' }), { maxQueued: 100, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => {} });
+  const queue = createSignalingWebhooks(recording, pino({ level: 'silent' }), { maxQueued: 1_000, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => {} });
   const room = { roomId: randomUUID(), ownerId: ada.id };
+  const delivered = () =>
+    dbOf(app)
+      .selectFrom('webhook_deliveries')
+      .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
+      .select(['webhook_messages.dedupe_key', 'webhook_messages.type'])
+      .where('webhook_deliveries.subject', '=', `room:${room.roomId}`)
+      .orderBy('webhook_deliveries.id')
+      .execute();
+  return { queue, room, batches, delivered };
+}
+
+it("queues a room's waiting events together and in order; unwanted ones are not written, a repeated change is one message", async () => {
+  const { queue, room, batches, delivered } = await roomQueue(['room.started', 'participant.joined']);
   const joined = (n: number) => ({ room_id: room.roomId, participant_id: randomUUID(), kind: 'guest', display_name: `Guest ${n}`, role: 'guest' }) as const;
 
   queue.emit(room, 'room.started', { room_id: room.roomId }, 'started');
@@ -50,14 +66,7 @@ it("queues a room's waiting events together and in order; unwanted ones are not 
 
   // the first event leaves at once; the rest waited for it and go together
   expect(batches).toEqual([['started'], ['joined-1', 'joined-2', 'joined-3', 'ended', 'joined-1']]);
-  const delivered = await dbOf(app)
-    .selectFrom('webhook_deliveries')
-    .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
-    .select(['webhook_messages.dedupe_key', 'webhook_messages.type'])
-    .where('webhook_deliveries.subject', '=', `room:${room.roomId}`)
-    .orderBy('webhook_deliveries.id')
-    .execute();
-  expect(delivered).toEqual([
+  expect(await delivered()).toEqual([
     { dedupe_key: 'started', type: 'room.started' },
     { dedupe_key: 'joined-1', type: 'participant.joined' },
     { dedupe_key: 'joined-2', type: 'participant.joined' },
@@ -67,35 +76,12 @@ it("queues a room's waiting events together and in order; unwanted ones are not 
 });
 
 it(`inserts at most ${EVENTS_PER_STATEMENT} events in one statement, the rest in the next, all in order`, async () => {
-  const ada = await app.login('ada');
-  const subscribed = await fetch(`${app.url}/v1/webhook_subscriptions`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${ada.accessToken}`, 'content-type': 'application/json' },
-    body: JSON.stringify({ url: receiver.url, event_types: ['room.started'] }),
-  });
-  expect(subscribed.status).toBe(201);
-  const outbox = createWebhookOutbox(dbOf(app));
-  const batches: number[] = [];
-  const recording: WebhookOutbox = {
-    enqueue: (events) => {
-      batches.push(events.length);
-      return outbox.enqueue(events);
-    },
-  };
-  const queue = createSignalingWebhooks(recording, pino({ level: 'silent' }), { maxQueued: 1_000, retryBaseMs: 20, retryMaxMs: 100, onDrop: () => {} });
-  const room = { roomId: randomUUID(), ownerId: ada.id };
+  const { queue, room, batches, delivered } = await roomQueue(['room.started']);
   const keys = Array.from({ length: EVENTS_PER_STATEMENT + 2 }, (_, n) => `batch-${String(n).padStart(3, '0')}`);
   for (const key of keys) queue.emit(room, 'room.started', { room_id: room.roomId }, key);
   await queue.close(5_000);
 
   // the first leaves at once; of the others, a full statement and then the last one
-  expect(batches).toEqual([1, EVENTS_PER_STATEMENT, 1]);
-  const delivered = await dbOf(app)
-    .selectFrom('webhook_deliveries')
-    .innerJoin('webhook_messages', 'webhook_messages.id', 'webhook_deliveries.message_id')
-    .select('webhook_messages.dedupe_key')
-    .where('webhook_deliveries.subject', '=', `room:${room.roomId}`)
-    .orderBy('webhook_deliveries.id')
-    .execute();
-  expect(delivered.map((row) => row.dedupe_key)).toEqual(keys);
+  expect(batches.map((batch) => batch.length)).toEqual([1, EVENTS_PER_STATEMENT, 1]);
+  expect((await delivered()).map((row) => row.dedupe_key)).toEqual(keys);
 });
