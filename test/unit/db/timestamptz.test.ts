@@ -1,0 +1,64 @@
+/**
+ * `parseTimestampTz` reads the instants PostgreSQL writes in a UTC session from their digits and
+ * hands every other form to pg's own parser: whatever the form, its value is pg's. Checked over
+ * instants across years 1000–9999 with fractions of 0 to 6 digits (PostgreSQL drops trailing
+ * zeros), at the edges of the fast form, and on the forms it leaves to pg.
+ */
+import pg from 'pg';
+import { describe, expect, it } from 'vitest';
+import { parseTimestampTz } from '../../../src/db/timestamptz.js';
+
+const pgParser = pg.types.getTypeParser(1184, 'text') as (text: string) => Date | number | null;
+
+const valueOf = (parsed: Date | number | null) => (parsed instanceof Date ? parsed.getTime() : parsed);
+const agree = (text: string) => expect(valueOf(parseTimestampTz(text)), text).toBe(valueOf(pgParser(text)));
+
+/** An instant as PostgreSQL writes it in a UTC session, with `micros` (0–999,999) as its fraction. */
+function asPostgresWrites(ms: number, micros: number): string {
+  const iso = new Date(ms).toISOString(); // 2027-01-04T09:00:00.000Z
+  const fraction = micros === 0 ? '' : `.${String(micros).padStart(6, '0')}`.replace(/0+$/, '');
+  return `${iso.slice(0, 10)} ${iso.slice(11, 19)}${fraction}+00`;
+}
+
+describe('parseTimestampTz', () => {
+  it('reads the UTC form to the millisecond, truncating microseconds as pg does', () => {
+    expect(parseTimestampTz('2027-01-04 09:00:00+00')).toEqual(new Date('2027-01-04T09:00:00Z'));
+    expect(parseTimestampTz('2027-01-04 09:00:00.5+00')).toEqual(new Date('2027-01-04T09:00:00.500Z'));
+    expect(parseTimestampTz('2027-01-04 09:00:00.05+00')).toEqual(new Date('2027-01-04T09:00:00.050Z'));
+    expect(parseTimestampTz('2027-01-04 09:00:00.123999+00')).toEqual(new Date('2027-01-04T09:00:00.123Z'));
+    expect(parseTimestampTz('1000-01-01 00:00:00+00')).toEqual(new Date('1000-01-01T00:00:00Z'));
+    expect(parseTimestampTz('9999-12-31 23:59:59.999999+00')).toEqual(new Date('9999-12-31T23:59:59.999Z'));
+  });
+
+  it("agrees with pg's parser over years 1000–9999 and every length of fraction", () => {
+    const from = Date.UTC(1000, 0, 1);
+    const to = Date.UTC(9999, 11, 31, 23, 59, 59);
+    let seed = 7;
+    const next = () => (seed = (seed * 48271) % 2147483647) / 2147483647; // the same sample on every run
+    for (let i = 0; i < 20_000; i++) {
+      const second = Math.floor(from / 1000 + next() * ((to - from) / 1000));
+      const digits = i % 7; // 0–6 digits of fraction
+      const micros = digits === 0 ? 0 : Math.floor(next() * 10 ** digits) * 10 ** (6 - digits);
+      agree(asPostgresWrites(second * 1000, micros));
+    }
+    for (let micros = 0; micros < 1_000_000; micros += 997) agree(asPostgresWrites(Date.UTC(2027, 2, 28, 1, 30), micros));
+  });
+
+  it("leaves every other form to pg's parser: other offsets, years outside 1000–9999, BC, infinity", () => {
+    for (const text of [
+      '2027-01-04 10:00:00+01',
+      '2027-01-04 04:30:00.25-05:30',
+      '2027-01-04 09:00:00+00:00:30',
+      '0999-12-31 23:59:59+00',
+      '0044-03-15 12:00:00+00',
+      '0044-03-15 12:00:00+00 BC',
+      '10000-01-01 00:00:00+00',
+      'infinity',
+      '-infinity',
+    ]) {
+      agree(text);
+    }
+    expect(parseTimestampTz('infinity')).toBe(Infinity);
+    expect(parseTimestampTz('0044-03-15 12:00:00+00 BC')).toEqual(pgParser('0044-03-15 12:00:00+00 BC'));
+  });
+});
