@@ -61,7 +61,12 @@ interface CompiledSeries {
   /** Local dates (days since 1970 in wall time) fully excluded by EXDATE;VALUE=DATE of a timed series. */
   exdays: Set<number>;
   unbounded: boolean;
+  /** The answers of `isOccurrence` so far, by instant (ms): the series, hence each answer, never changes. */
+  checked: Map<number, boolean>;
 }
+
+/** Answers of `isOccurrence` kept per compiled series; past this many the series starts afresh. */
+const CHECKED_PER_SERIES = 256;
 
 /** Throws errors.invalidEvent(…) for anything the series cannot be expanded with. */
 export function validatePattern(series: Series): void {
@@ -156,8 +161,17 @@ export function readPatternLines(series: Series): PatternLine[] {
 
 /** Whether `start` is an original occurrence start of the series. */
 export function isOccurrence(series: Series, start: Date): boolean {
+  // Each listing of a series checks its exceptions again, an expansion by rrule each (50 µs): the
+  // answer is kept with the compiled series, whose cache key is everything the answer depends on
+  const { checked } = compile(series);
+  const at = start.getTime();
+  const known = checked.get(at);
+  if (known !== undefined) return known;
   const [found] = occurrences(series, { durationMs: 0, from: start, to: start, limit: 1 });
-  return found?.getTime() === start.getTime();
+  if (checked.size >= CHECKED_PER_SERIES) checked.clear();
+  const answer = found?.getTime() === at;
+  checked.set(at, answer);
+  return answer;
 }
 
 /** `YYYYMMDDTHHMMSSZ` of the original start (as the reference controller does). */
@@ -214,6 +228,7 @@ function compileUncached(series: Series): CompiledSeries {
     exdates: new Set(),
     exdays: new Set(),
     unbounded: false,
+    checked: new Map(),
   };
   for (const spec of parsed.rrules) {
     const rule = compileRule(compiled, spec, true);

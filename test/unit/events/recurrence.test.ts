@@ -300,4 +300,31 @@ describe('instance ids', () => {
     expect(isOccurrence(weekly, new Date('2025-01-20T09:00:00Z'))).toBe(true);
     expect(isOccurrence(weekly, new Date('2025-01-27T09:00:00Z'))).toBe(false);
   });
+
+  it('keeps its answers per series: asked again, or of a series that differs in start, zone or pattern, it answers for that series', () => {
+    // 09:00 in Berlin is 08:00 UTC in winter; in UTC it is 09:00
+    const berlin = series('2025-01-06T08:00:00Z', ['RRULE:FREQ=DAILY']);
+    const utc = series('2025-01-06T08:00:00Z', ['RRULE:FREQ=DAILY'], 'UTC');
+    const later = series('2025-01-06T09:00:00Z', ['RRULE:FREQ=DAILY']);
+    const weekly = series('2025-01-06T08:00:00Z', ['RRULE:FREQ=WEEKLY']);
+    const summer = new Date('2025-07-08T07:00:00Z'); // 09:00 in Berlin, 07:00 UTC
+    for (let round = 0; round < 2; round++) {
+      expect(isOccurrence(berlin, summer)).toBe(true);
+      expect(isOccurrence(utc, summer)).toBe(false);
+      expect(isOccurrence(later, summer)).toBe(false);
+      expect(isOccurrence(weekly, summer)).toBe(false); // a Tuesday
+      expect(isOccurrence(weekly, new Date('2025-07-07T07:00:00Z'))).toBe(true); // a Monday
+    }
+  });
+
+  it('answers alike past the number of answers it keeps for one series', () => {
+    const daily = series('2025-01-06T09:00:00Z', ['RRULE:FREQ=DAILY'], 'UTC');
+    for (let round = 0; round < 2; round++) {
+      for (let day = 0; day < 300; day++) {
+        const start = Date.UTC(2025, 0, 6 + day, 9);
+        expect(isOccurrence(daily, new Date(start))).toBe(true);
+        expect(isOccurrence(daily, new Date(start + 60_000))).toBe(false);
+      }
+    }
+  });
 });
