@@ -42,7 +42,8 @@ export function linkOrigin(req: Request, publicUrl: string | undefined): string 
 export function linkTo(req: Request, publicUrl: string | undefined, query: DeclaredQuery, set: DeclaredQuery): string {
   // the path as routed, normalised (percent-encoded) by the URL parser
   const path = new URL(req.originalUrl.split('?')[0]!, 'http://localhost').pathname;
-  const named = Object.entries(query).filter(([name]) => Object.hasOwn(req.query as object, name) && !Object.hasOwn(set, name));
+  const sent = req.query as object; // once: express parses the query string on each read of req.query
+  const named = Object.entries(query).filter(([name]) => Object.hasOwn(sent, name) && !Object.hasOwn(set, name));
   const search = new URLSearchParams();
   for (const [name, value] of [...named, ...Object.entries(set)]) {
     for (const item of Array.isArray(value) ? value : [value]) {

@@ -7,7 +7,7 @@
  * between them: `[http] cursor_secret`, or else one generated once and kept in the database
  * (`src/db/service-secrets.repository.ts`).
  */
-import { createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, createSecretKey, timingSafeEqual, type KeyObject } from 'node:crypto';
 import { errors } from '../../errors.js';
 import { isUuid } from '../uuid.js';
 
@@ -22,10 +22,14 @@ export type CursorKey = Buffer | string | (() => Promise<string>);
 
 const SIGNATURE_BYTES = 16; // 128 bits of HMAC-SHA256 are plenty against forgery and keep links short
 
+/** The key as HMAC takes it; a text key is its UTF-8 bytes, as createHmac reads a string. */
+const secretKey = (key: Buffer | string): KeyObject => createSecretKey(typeof key === 'string' ? Buffer.from(key, 'utf8') : key);
+
 export function createCursorCodec(key: CursorKey): CursorCodec {
-  let resolved: Promise<Buffer | string> | undefined;
+  let resolved: Promise<KeyObject> | undefined;
+  // a KeyObject, made once: createHmac imports a raw key on every call, which took 5× the HMAC itself
   const keyOf = () =>
-    (resolved ??= (typeof key === 'function' ? key() : Promise.resolve(key)).catch((err: unknown) => {
+    (resolved ??= (typeof key === 'function' ? key() : Promise.resolve(key)).then(secretKey, (err: unknown) => {
       resolved = undefined; // a database that was down is asked again next time
       throw err;
     }));
