@@ -1,5 +1,6 @@
 // The Convene instance under the HTTP benchmark, in a process of its own, built as src/main.ts
-// builds it: the configuration from the environment (http.bench.ts sets CONVENE_… variables and
+// builds it, from the build in dist/ that the benchmark made at its start (built.ts): the
+// configuration from the environment (http.bench.ts sets CONVENE_… variables and
 // DATABASE_URL/REDIS_URL; no TOML file, so a developer's ./convene.toml cannot change the figures),
 // its logger at the configured level, and every request validator compiled before it reports ready,
 // so that the compilation in the background does not fall into a measured run.
@@ -9,8 +10,9 @@
 // `{type: 'loop-delay'}` answers the event loop's delay since the previous one (`LoopDelay`): how
 // long a timer due now waited, i.e. how long the loop was kept from every socket.
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { loadConfig } from '../../src/config/load.js';
-import { createConvene } from '../../src/server.js';
+import type * as ConfigLoading from '../../src/config/load.js';
+import type * as Server from '../../src/server.js';
+import { builtModule } from './built.js';
 import { startProfile, stopProfile } from './profiler.js';
 import { serveBenchmark } from './server-process.js';
 
@@ -27,6 +29,8 @@ const send = process.send.bind(process);
 
 // one user starts one room thousands of times a second: the ticket caps (tested on their own) would
 // make the start benchmark measure 429s
+const { loadConfig } = await builtModule<typeof ConfigLoading>('config/load.js');
+const { createConvene } = await builtModule<typeof Server>('server.js');
 const config = loadConfig({
   file: false,
   // and the access log (on by default since it was added) off, so that the figures stay comparable

@@ -1,8 +1,9 @@
 // The HTTP hot paths under load, against the bare limit of this machine in the same run (issue 7).
 //
 // Processes: this one (set-up, the sequential listing, the table rows), the server under test
-// (http-server.ts: Convene as src/main.ts builds it, logging at warn, the development identity
-// provider signing the bench user's tokens), the three baselines (baseline-http.ts: node:http and
+// (http-server.ts: Convene as src/main.ts builds it, from dist/, which this benchmark builds first
+// (built.ts), logging at warn, the development identity provider signing the bench user's tokens),
+// the three baselines (baseline-http.ts: node:http and
 // the same query on the same data, through `pg` or with PGlite's own `query()` without DATABASE_URL,
 // and as a named statement as Convene sends it; baseline-json.ts: node:http answering the tariff's
 // JSON with no query, the bare limit of a request without one) and the load generator (load.ts:
@@ -46,6 +47,7 @@ import pg from 'pg';
 import { loadConfig } from '../../src/config/load.js';
 import { mintDevTokens } from '../../src/domain/identity/dev-token.js';
 import { emitRow, rowsOf, type BenchRow } from './bench-row.js';
+import { buildConvene } from './built.js';
 import { benchEventCount, jsonCaller, measureSequential, seedEvents, seedMoreEvents, walk, YEAR_RANGE, type Call } from './events-data.js';
 import type { LoopDelay } from './http-server.js';
 import type { LoadRequest, LoadResult } from './load.js';
@@ -342,6 +344,8 @@ try {
     children.push(server);
     return { server, url: await ready(server, 'the Convene server') };
   };
+  console.log('building dist/ …');
+  buildConvene();
   console.log(`starting Convene (${databaseUrl ? 'PostgreSQL' : 'PGlite'}, ${redis ? 'Redis' : 'in-process store'}) …`);
   let { server, url } = await startConvene();
 
