@@ -3,7 +3,8 @@
  * `2027-01-04 09:00:00.123456+00`; this reads that form from its digits. pg's own parser
  * (postgres-date) runs three regular expressions per value, and an events page reads some 150
  * instants. Every other form (another session time zone, a year before 1000 or after 9999, BC,
- * infinity) goes to pg's parser, so the values are the same either way (test/unit/db/timestamptz.test.ts).
+ * infinity) goes to pg's parser, so the values are the same either way
+ * (test/unit/db/timestamptz.test.ts).
  */
 import pg from 'pg';
 

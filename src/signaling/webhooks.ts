@@ -8,8 +8,8 @@
  * instances ever queue the same change, the outbox keeps one.
  *
  * Queueing does not hold the socket: it runs beside the command. A room's events enter the outbox
- * in order, those that waited meanwhile together (at most `EVENTS_PER_STATEMENT` in one statement: a join storm
- * is hundreds of events per room, each insert a round trip). An insert that fails (the
+ * in order, those that waited meanwhile together (at most `EVENTS_PER_STATEMENT` in one statement:
+ * a join storm is hundreds of events per room, each insert a round trip). An insert that fails (the
  * database away) is tried again, waiting `retryBaseMs` doubling up to `retryMaxMs`, until it
  * succeeds (at least once: the dedupe key makes a repeat harmless). The events wait in memory, at
  * most `maxQueued` of them (beyond, the oldest is dropped, logged and counted); `close` gives them
@@ -69,9 +69,9 @@ export function createSignalingWebhooks(outbox: WebhookOutbox, logger: Logger, o
   }
 
   /**
-   * Inserts the events at the head of the room's queue (up to EVENTS_PER_STATEMENT, less those dropped meanwhile),
-   * trying until it succeeds; answers how many of the queue's first entries are done with, 0 when
-   * the queue is stopped first.
+   * Inserts the events at the head of the room's queue (up to EVENTS_PER_STATEMENT, less those
+   * dropped meanwhile), trying until it succeeds; answers how many of the queue's first entries are
+   * done with, 0 when the queue is stopped first.
    */
   async function insertHead(queue: Queued[]): Promise<number> {
     for (let attempt = 0; !stopping.signal.aborted; attempt++) {
