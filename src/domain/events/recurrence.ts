@@ -83,7 +83,7 @@ export function validatePattern(series: Series): void {
       throw errors.invalidEvent(`Invalid recurrence line "${spec.source}": it yields no occurrence`);
     }
   }
-  if (occurrences(series, { durationMs: 0, limit: 1 }).length === 0) {
+  if (occurrencesOf(compiled, { durationMs: 0, limit: 1 }).length === 0) {
     throw errors.invalidEvent('The recurrence pattern yields no occurrence: every date is excluded');
   }
 }
@@ -107,8 +107,19 @@ export function lastOccurrenceStart(series: Series): Date | null {
  * Original occurrence starts (UTC), ascending. `after`: exclusive lower bound on the start.
  * `from`/`to`: keep occurrences whose [start, start + durationMs] overlaps [from, to].
  */
-export function occurrences(series: Series, options: { durationMs: number; after?: Date; from?: Date; to?: Date; limit: number }): Date[] {
-  const compiled = compile(series);
+export function occurrences(series: Series, options: OccurrenceWindow): Date[] {
+  return occurrencesOf(compile(series), options);
+}
+
+interface OccurrenceWindow {
+  durationMs: number;
+  after?: Date;
+  from?: Date;
+  to?: Date;
+  limit: number;
+}
+
+function occurrencesOf(compiled: CompiledSeries, options: OccurrenceWindow): Date[] {
   const lower = Math.max(options.after ? options.after.getTime() + 1 : -Infinity, options.from ? options.from.getTime() - options.durationMs : -Infinity);
   const upper = options.to ? options.to.getTime() : Infinity;
   if (options.limit < 1 || lower > upper) return [];
@@ -163,11 +174,12 @@ export function readPatternLines(series: Series): PatternLine[] {
 export function isOccurrence(series: Series, start: Date): boolean {
   // Each listing of a series checks its exceptions again, an expansion by rrule each (50 µs): the
   // answer is kept with the compiled series, whose cache key is everything the answer depends on
-  const { checked } = compile(series);
+  const compiled = compile(series);
+  const { checked } = compiled;
   const at = start.getTime();
   const known = checked.get(at);
   if (known !== undefined) return known;
-  const [found] = occurrences(series, { durationMs: 0, from: start, to: start, limit: 1 });
+  const [found] = occurrencesOf(compiled, { durationMs: 0, from: start, to: start, limit: 1 });
   if (checked.size >= CHECKED_PER_SERIES) checked.clear();
   const answer = found?.getTime() === at;
   checked.set(at, answer);
