@@ -153,7 +153,12 @@ function openPostgres(url: string, max: number, queryTimeoutMs: number, options:
     types: pgTypes,
   });
   // Without a listener an idle client's error (e.g. the server restarting) would crash the process.
-  pool.on('error', (err) => options.onIdleError?.(err));
+  // pg-pool hangs the failed client on the error (`err.client`), already out of the pool: a logger
+  // would write out the whole connection object with it, every line of a server restart.
+  pool.on('error', (err: Error & { client?: unknown }) => {
+    delete err.client;
+    options.onIdleError?.(err);
+  });
   // The pool listens to idle clients only. A server gone while a client is checked out (a crash or an
   // immediate shutdown in the middle of a query) fails the query and then emits 'error' on the client,
   // which crashed the process (test/faults/postgres-restart.test.ts). The query's caller reports the

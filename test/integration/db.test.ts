@@ -411,6 +411,7 @@ describe(`storage (${process.env.DATABASE_URL ? 'PostgreSQL' : 'PGlite'})`, () =
       await sql`select pg_terminate_backend(${pid[0]!.pid})`.execute(db);
       await expect.poll(() => idleErrors.length).toBe(1);
       expect(isDatabaseDown(idleErrors[0])).toBe(true);
+      expect(idleErrors[0], 'the error without the connection pg-pool hangs on it').not.toHaveProperty('client');
       const { rows: again } = await sql<{ one: number }>`select 1 as one`.execute(second.db);
       expect(again).toEqual([{ one: 1 }]);
     } finally {
