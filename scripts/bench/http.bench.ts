@@ -27,7 +27,9 @@
 // other by one client (p99 target). Each note gives the server's CPU time per request (user +
 // system, from /proc), and the end of the output compares those of the operations with the
 // baselines' (issue 21's targets: a single-query GET at most 1.5× the named-statement baseline's, a
-// request without a query at most 2× the JSON baseline's, a login at most 1 ms).
+// request without a query at most 2× the JSON baseline's, a login at most 1 ms): first as measured
+// above, each in its own stretch of the run, then once more in runs that alternate each such
+// operation with its own baseline (`paired`).
 // Run: npm run bench:http   (DATABASE_URL=… REDIS_URL=… for the real servers; BENCH_SECONDS=2 for
 // a quick try; BENCH_OPERATION=<substring>[,<substring>…] for only the operations under load whose
 // name contains one of them, the baselines always, and the events' data and year walk only when an
@@ -296,6 +298,33 @@ function cpuVerdict(label: string, cpuOf: (label: string) => number | undefined)
   return `${ratio.toFixed(2)}× the CPU of "${target.of}" (${cpu.toFixed(0)} / ${base.toFixed(0)} µs), target ≤ ${target.atMost}×: ${ratio <= target.atMost ? 'met' : 'NOT met'}`;
 }
 
+/**
+ * Each operation with a CPU target against its baseline once more, in ROUNDS runs that alternate
+ * between the two. The baselines' CPU per request drifts by half from one part of a run to another
+ * on the machines seen (the database's state, the machine's other work); here the two sides of a
+ * ratio share every stretch of time. Answers each measured label's series.
+ */
+async function paired(operations: Subject[]): Promise<Map<string, Series>> {
+  const pairs = new Map<string, Series>();
+  for (const operation of operations) {
+    const target = CPU_TARGETS[operation.label];
+    const baseline = target && 'of' in target ? operations.find(({ label }) => label === target.of) : undefined;
+    if (!baseline) continue;
+    for (const subject of [operation, baseline]) {
+      subject.server.send({ type: 'profile', name: `${subject.label}, paired` });
+      await runOn(subject, WARM_UP_SECONDS);
+    }
+    const [mine, theirs] = [new Series(), new Series()];
+    for (let round = 0; round < ROUNDS; round++) {
+      await runOn(operation, SECONDS / ROUNDS, mine);
+      await runOn(baseline, SECONDS / ROUNDS, theirs);
+    }
+    // a baseline paired with two operations keeps the runs beside each: the label is the operation's
+    pairs.set(operation.label, mine).set(`${baseline.label} beside ${operation.label}`, theirs);
+  }
+  return pairs;
+}
+
 /** The year's listing, all pages of 100 one after the other by one client, WALKS times: its row. */
 async function walkTheYear(call: Call, server: ChildProcess): Promise<BenchRow> {
   const yearItems = await walk(call, `/events?${YEAR_RANGE}&per_page=100`);
@@ -451,10 +480,21 @@ try {
   }
   console.log(describe(BASELINE, allBaseline));
   const cpuOf = (label: string) => measured.find(({ operation }) => operation.label === label)?.series.cpuMicros;
-  console.log("\nserver CPU per request against issue 21's targets:");
+  console.log("\nserver CPU per request against issue 21's targets, each operation and baseline measured apart:");
   for (const { operation } of measured) {
     const verdict = cpuVerdict(operation.label, cpuOf);
     if (verdict) console.log(`  ${operation.label}: ${verdict}`);
+  }
+
+  console.log(`\nthe same, each operation in ${ROUNDS} runs alternating with its baseline's:`);
+  const pairs = await paired(chosen);
+  const pairedVerdicts = new Map<string, string>();
+  for (const { operation } of measured) {
+    const pairedCpuOf = (label: string) => (label === operation.label ? pairs.get(label) : pairs.get(`${label} beside ${operation.label}`))?.cpuMicros;
+    const verdict = pairs.has(operation.label) ? cpuVerdict(operation.label, pairedCpuOf) : undefined;
+    if (!verdict) continue;
+    pairedVerdicts.set(operation.label, `alternating with its baseline, ${verdict}`);
+    console.log(`  ${operation.label}: ${verdict}`);
   }
 
   const yearWalk = withEvents ? await walkTheYear(call, server) : undefined;
@@ -473,7 +513,8 @@ try {
   measured.sort((a, b) => Number(isBaseline(b.operation.label)) - Number(isBaseline(a.operation.label)));
   for (const { operation, series, ratio } of measured) {
     const p99 = series.percentile(99);
-    const verdict = cpuVerdict(operation.label, cpuOf);
+    const apart = cpuVerdict(operation.label, cpuOf);
+    const verdict = [apart && `measured apart, ${apart}`, pairedVerdicts.get(operation.label)].filter(Boolean).join('; ');
     emitRow(
       row({
         operation: operation.label,
@@ -490,7 +531,8 @@ try {
   }
   if (yearWalk) emitRow(yearWalk);
   console.log(
-    `\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's)`,
+    `\n(${CONNECTIONS} connections; per operation ${WARM_UP_SECONDS} s of warm-up, then ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with the baseline's;` +
+      ` then each with a CPU target, ${ROUNDS} runs of ${SECONDS / ROUNDS} s alternating with its own baseline's)`,
   );
 } finally {
   for (const child of children) if (child.exitCode === null) child.kill();
