@@ -310,10 +310,9 @@ async function paired(operations: Subject[]): Promise<Map<string, Series>> {
     const target = CPU_TARGETS[operation.label];
     const baseline = target && 'of' in target ? operations.find(({ label }) => label === target.of) : undefined;
     if (!baseline) continue;
-    for (const subject of [operation, baseline]) {
-      subject.server.send({ type: 'profile', name: `${subject.label}, paired` });
-      await runOn(subject, WARM_UP_SECONDS);
-    }
+    operation.server.send({ type: 'profile', name: `${operation.label}, paired` });
+    baseline.server.send({ type: 'profile', name: `${baseline.label} beside ${operation.label}` });
+    for (const subject of [operation, baseline]) await runOn(subject, WARM_UP_SECONDS);
     const [mine, theirs] = [new Series(), new Series()];
     for (let round = 0; round < ROUNDS; round++) {
       await runOn(operation, SECONDS / ROUNDS, mine);
