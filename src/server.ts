@@ -43,6 +43,7 @@ import { errors, type Unreachable } from './errors.js';
 import { errorBody } from './http/errors.js';
 import { devIdentityRouter } from './http/dev-identity-routes.js';
 import { createHandlers, type Services } from './http/handlers/index.js';
+import { lingerIfBodyPending } from './http/lingering-close.js';
 import { createLogger, type Logger } from './logger.js';
 import { createMetrics } from './metrics.js';
 import { isRedisDown } from './redis/redis.js';
@@ -142,8 +143,11 @@ export async function createConvene(config: Config, options: ConveneOptions = {}
     // while the listener stays open for the signaling shutdown (whose new sockets get 503 as well);
     // requests under way finish.
     let closing = false;
-    // eslint-disable-next-line @typescript-eslint/no-unsafe-return -- the listener's return value is ignored by node
-    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) => (closing ? refuseWhileClosing(req, res) : http.app(req, res)));
+    const server = createServer({ shouldUpgradeCallback: isSignalingRequest }, (req, res) => {
+      lingerIfBodyPending(req);
+      if (closing) refuseWhileClosing(req, res);
+      else http.app(req, res);
+    });
     server.keepAliveTimeout = 65_000; // longer than common load balancers' idle timeout
     const signaling = createSignalingServer({
       config,
