@@ -1,8 +1,8 @@
 /**
  * A lingering close (RFC 9112 §9.6). Convene answers some requests before their body has arrived:
  * - a body that the operation does not take is never read;
- * - one over the size limit is refused at the limit;
  * - a path of no operation is answered at once.
+ * (A body over the size limit is read off before its 413, by body-parser.)
  *
  * When the connection then closes (the client asked for it), Node's HTTP server destroys the
  * socket as soon as the answer is written. The bytes of the body that arrive after that make the
@@ -29,7 +29,5 @@ function lingeringClose(this: Socket): void {
 
 /** Makes the connection of `req` close lingering if the request has a body still to arrive. */
 export function lingerIfBodyPending(req: IncomingMessage): void {
-  const socket = req.socket;
-  if (req.complete || socket.destroySoon === lingeringClose) return;
-  socket.destroySoon = lingeringClose;
+  if (!req.complete) req.socket.destroySoon = lingeringClose;
 }
