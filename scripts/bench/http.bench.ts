@@ -304,8 +304,8 @@ function cpuVerdict(label: string, cpuOf: (label: string) => number | undefined)
  * on the machines seen (the database's state, the machine's other work); here the two sides of a
  * ratio share every stretch of time. Answers each measured label's series.
  */
-async function paired(operations: Subject[]): Promise<Map<string, Series>> {
-  const pairs = new Map<string, Series>();
+async function paired(operations: Subject[]): Promise<Map<string, { operation: Series; baseline: Series }>> {
+  const pairs = new Map<string, { operation: Series; baseline: Series }>();
   for (const operation of operations) {
     const target = CPU_TARGETS[operation.label];
     const baseline = target && 'of' in target ? operations.find(({ label }) => label === target.of) : undefined;
@@ -313,13 +313,13 @@ async function paired(operations: Subject[]): Promise<Map<string, Series>> {
     operation.server.send({ type: 'profile', name: `${operation.label}, paired` });
     baseline.server.send({ type: 'profile', name: `${baseline.label} beside ${operation.label}` });
     for (const subject of [operation, baseline]) await runOn(subject, WARM_UP_SECONDS);
-    const [mine, theirs] = [new Series(), new Series()];
+    // a baseline paired with two operations keeps the runs beside each
+    const pair = { operation: new Series(), baseline: new Series() };
     for (let round = 0; round < ROUNDS; round++) {
-      await runOn(operation, SECONDS / ROUNDS, mine);
-      await runOn(baseline, SECONDS / ROUNDS, theirs);
+      await runOn(operation, SECONDS / ROUNDS, pair.operation);
+      await runOn(baseline, SECONDS / ROUNDS, pair.baseline);
     }
-    // a baseline paired with two operations keeps the runs beside each: the label is the operation's
-    pairs.set(operation.label, mine).set(`${baseline.label} beside ${operation.label}`, theirs);
+    pairs.set(operation.label, pair);
   }
   return pairs;
 }
@@ -489,8 +489,8 @@ try {
   const pairs = await paired(chosen);
   const pairedVerdicts = new Map<string, string>();
   for (const { operation } of measured) {
-    const pairedCpuOf = (label: string) => (label === operation.label ? pairs.get(label) : pairs.get(`${label} beside ${operation.label}`))?.cpuMicros;
-    const verdict = pairs.has(operation.label) ? cpuVerdict(operation.label, pairedCpuOf) : undefined;
+    const pair = pairs.get(operation.label);
+    const verdict = pair && cpuVerdict(operation.label, (label) => (label === operation.label ? pair.operation : pair.baseline).cpuMicros);
     if (!verdict) continue;
     pairedVerdicts.set(operation.label, `alternating with its baseline, ${verdict}`);
     console.log(`  ${operation.label}: ${verdict}`);
