@@ -2,16 +2,17 @@
  * A lingering close (src/http/lingering-close.ts, RFC 9112 §9.6). A client asked to close the
  * connection, and Convene answered before reading the request's whole body: a body its operation
  * does not take, or a path of no operation. (A body over the limit is read off before its 413, by
- * body-parser.) The client then
- * reads its whole answer, goes on sending that body, and the connection ends with the server's
- * FIN, not a reset. Without it, Node destroyed the socket as soon as the answer was written, and
- * the body's next bytes made the kernel reset the connection: here the client's writes fail with
- * EPIPE. A client that had not yet read its answer when the reset came lost it (the hostile-input
- * test's ECONNRESET).
+ * body-parser.) The client then reads its whole answer, goes on sending that body, and the
+ * connection ends with the server's FIN, not a reset. Without it, Node destroyed the socket as soon
+ * as the answer was written, and the body's next bytes made the kernel reset the connection: here
+ * the client's writes fail with EPIPE. A client that had not yet read its answer when the reset
+ * came lost it (the hostile-input test's ECONNRESET). A client that stops sending but never
+ * closes is not waited for longer than LINGER_MS.
  */
 import { once } from 'node:events';
 import { connect, type Socket } from 'node:net';
 import { beforeAll, describe, expect, it } from 'vitest';
+import { LINGER_MS } from '../../../src/http/lingering-close.js';
 import { useTestApp, type TestUser } from '../../support/test-app.js';
 
 const app = useTestApp();
@@ -39,11 +40,8 @@ function isWholeAnswer(text: string): boolean {
   return headEnd !== -1 && length !== null && Buffer.byteLength(text.slice(headEnd + 4)) >= Number(length[1]);
 }
 
-/**
- * Sends `head` and the first part of a body of BODY_BYTES, waits for the whole answer, then sends
- * the rest of the body and waits for the connection to close.
- */
-async function sendBodyPastTheAnswer(head: string): Promise<Exchange> {
+/** Opens a half-open connection, sends `head` and the first part of a body of BODY_BYTES, and waits for the whole answer. */
+async function answeredBeforeItsBody(head: string): Promise<{ socket: Socket; exchange: Exchange; closed: Promise<unknown> }> {
   const url = new URL(app.url);
   // half-open, as a client still sending is: it does not end its side when the server's FIN arrives
   const socket: Socket = connect({ port: Number(url.port), host: url.hostname, allowHalfOpen: true });
@@ -57,6 +55,12 @@ async function sendBodyPastTheAnswer(head: string): Promise<Exchange> {
   socket.write(head);
   socket.write(Buffer.alloc(FIRST_PART, 0x20));
   await expect.poll(() => isWholeAnswer(exchange.received) || exchange.error !== undefined).toBe(true);
+  return { socket, exchange, closed };
+}
+
+/** As `answeredBeforeItsBody`, then sends the rest of the body and waits for the connection to close. */
+async function sendBodyPastTheAnswer(head: string): Promise<Exchange> {
+  const { socket, exchange, closed } = await answeredBeforeItsBody(head);
   for (let sent = FIRST_PART; sent < BODY_BYTES && !socket.destroyed; sent += FIRST_PART) socket.write(Buffer.alloc(FIRST_PART, 0x20));
   if (!socket.destroyed) socket.end();
   await closed;
@@ -82,5 +86,23 @@ describe('a lingering close', () => {
     expect(exchange.error).toBeUndefined();
     expect(exchange.ended).toBe(true);
     expect(exchange.received).toMatch(/^HTTP\/1\.1 404 /);
+  });
+
+  it('closes the connection of a client that stops sending and never closes, once LINGER_MS have passed', { timeout: 4 * LINGER_MS + 5_000 }, async () => {
+    const { socket, exchange, closed } = await answeredBeforeItsBody(
+      `POST /v1/nothing-here HTTP/1.1\r\nhost: convene.test\r\nconnection: close\r\ncontent-type: application/json\r\ncontent-length: ${BODY_BYTES}\r\n\r\n`,
+    );
+    expect(exchange.received).toMatch(/^HTTP\/1\.1 404 /);
+    // a half-open client learns of the server's close only when it writes: a byte at a time until the reset
+    await expect
+      .poll(
+        () => {
+          if (!socket.destroyed) socket.write(' ');
+          return exchange.error?.code;
+        },
+        { timeout: 4 * LINGER_MS, interval: LINGER_MS / 10 },
+      )
+      .toMatch(/^(EPIPE|ECONNRESET)$/);
+    await closed;
   });
 });
